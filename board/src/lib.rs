@@ -1,0 +1,25 @@
+//! Board core for bgkit: positions as gnubg stores them, Position IDs and keys,
+//! the combinatorial bearoff index, game-over scoring and move generation that
+//! reproduces gnubg's move list content and order.
+//!
+//! Conventions follow gnubg (see `docs/architecture.md`): a [`Board`] is two
+//! 25-entry arrays, `board[1]` is the side on roll, each array in its own side's
+//! numbering (index 0 = ace point, 24 = bar).
+
+pub mod bearoff_index;
+pub mod combination;
+pub mod dice;
+pub mod game_over;
+pub mod key;
+pub mod movegen;
+pub mod position;
+pub mod position_id;
+
+pub use bearoff_index::{rank, unrank, BearoffIndexer};
+pub use combination::combination;
+pub use dice::{Roll, ROLLS};
+pub use game_over::{eval_over, Outputs, Variant};
+pub use key::PositionKey;
+pub use movegen::{generate_plays, MoveList, PlaySink};
+pub use position::{Board, SideArray, BAR, POINTS};
+pub use position_id::{PositionIdError, ID_LEN};

@@ -1,0 +1,291 @@
+//! Legal plays in exactly gnubg's `GenerateMoves` order (spec movegen.md).
+//!
+//! The depth-first enumerator reports every "save" to a [`PlaySink`], applying
+//! gnubg's maximum-dice/maximum-pips filter: `reset` is called whenever a play
+//! using more dice (or pips) is found, so a sink sees exactly the saves that
+//! survive, in gnubg's order. [`MoveList`] turns them into the deduplicated
+//! list gnubg keeps; database kernels use cheaper sinks that keep only the
+//! first best play, which is equivalent because duplicates come later.
+
+use crate::{Board, BAR};
+
+/// Receives the plays of one roll in gnubg's order.
+pub trait PlaySink {
+    /// Every play reported so far is superseded by one using more dice.
+    fn reset(&mut self);
+    /// A resulting position (before the sides are swapped). May repeat.
+    fn play(&mut self, board: &Board);
+}
+
+/// Generates the plays of `board` (side 1 on roll) for dice `(first, second)`;
+/// gnubg's database tools pass the larger die first. If no die can be played
+/// the sink sees nothing.
+pub fn generate_plays<S: PlaySink>(board: &Board, first: u8, second: u8, sink: &mut S) {
+    debug_assert!((1..=6).contains(&first) && (1..=6).contains(&second));
+    let double = first == second;
+    let extra = if double { first } else { 0 };
+    let mut search = Search {
+        dice: [first, second, extra, extra],
+        double,
+        max_dice: 0,
+        max_pips: 0,
+        sink,
+    };
+    search.sub(0, 23, 0, board);
+    if !double {
+        search.dice = [second, first, 0, 0];
+        search.sub(0, 23, 0, board);
+    }
+}
+
+struct Search<'a, S> {
+    dice: [u8; 4],
+    double: bool,
+    max_dice: u8,
+    max_pips: u8,
+    sink: &'a mut S,
+}
+
+impl<S: PlaySink> Search<'_, S> {
+    /// Returns true when the caller must save its board (no die left or none usable).
+    fn sub(&mut self, depth: usize, start: usize, pips: u8, board: &Board) -> bool {
+        if depth > 3 || self.dice[depth] == 0 {
+            return true;
+        }
+        let die = self.dice[depth];
+        let d = usize::from(die);
+        if board.sides[1][BAR] > 0 {
+            if board.sides[0][d - 1] >= 2 {
+                return true;
+            }
+            let mut next = *board;
+            apply(&mut next, BAR, d);
+            if self.sub(depth + 1, 23, pips + die, &next) {
+                self.save(depth as u8 + 1, pips + die, &next);
+            }
+            return false;
+        }
+        let mut used = false;
+        let bear_off_ok = home_only(board);
+        for src in (0..=start).rev() {
+            if board.sides[1][src] == 0 {
+                continue;
+            }
+            let legal = if src >= d {
+                board.sides[0][23 + d - src] < 2
+            } else {
+                bear_off_ok.is_some_and(|back| src == back || src + 1 == d)
+            };
+            if !legal {
+                continue;
+            }
+            let mut next = *board;
+            apply(&mut next, src, d);
+            let next_start = if self.double { src } else { 23 };
+            if self.sub(depth + 1, next_start, pips + die, &next) {
+                self.save(depth as u8 + 1, pips + die, &next);
+            }
+            used = true;
+        }
+        !used
+    }
+
+    fn save(&mut self, n_dice: u8, n_pips: u8, board: &Board) {
+        if n_dice < self.max_dice || n_pips < self.max_pips {
+            return;
+        }
+        if n_dice > self.max_dice || n_pips > self.max_pips {
+            self.sink.reset();
+        }
+        self.max_dice = n_dice;
+        self.max_pips = n_pips;
+        self.sink.play(board);
+    }
+}
+
+/// If every chequer of the roller is in its home board (bar empty), the
+/// rearmost occupied index (0 when only the ace point or nothing is occupied
+/// above it), else `None`.
+#[inline]
+fn home_only(board: &Board) -> Option<usize> {
+    let side = &board.sides[1];
+    let back = (1..=BAR).rev().find(|&i| side[i] > 0).unwrap_or(0);
+    (back <= 5).then_some(back)
+}
+
+/// Moves one chequer of the roller from `src` by `die` pips, hitting a blot.
+#[inline]
+fn apply(board: &mut Board, src: usize, die: usize) {
+    board.sides[1][src] -= 1;
+    if src < die {
+        return;
+    }
+    let dst = src - die;
+    let opp = 23 - dst;
+    if board.sides[0][opp] == 1 {
+        board.sides[0][opp] = 0;
+        board.sides[0][BAR] += 1;
+        board.sides[1][dst] = 1;
+    } else {
+        board.sides[1][dst] += 1;
+    }
+}
+
+/// gnubg's move list: distinct resulting positions, first occurrence keeps its
+/// slot. Reuse one `MoveList` across calls to avoid allocation.
+#[derive(Clone, Debug)]
+pub struct MoveList {
+    boards: Vec<Board>,
+    slots: Vec<u32>,
+}
+
+const SLOT_BITS: u32 = 13;
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList {
+            boards: Vec::with_capacity(64),
+            slots: vec![0; 1 << SLOT_BITS],
+        }
+    }
+}
+
+impl MoveList {
+    /// An empty, reusable move list.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Generates the list for `board` and dice `(first, second)`.
+    pub fn generate(&mut self, board: &Board, first: u8, second: u8) -> &[Board] {
+        self.reset();
+        generate_plays(board, first, second, self);
+        &self.boards
+    }
+
+    /// The current list.
+    pub fn boards(&self) -> &[Board] {
+        &self.boards
+    }
+
+    fn hash(board: &Board) -> usize {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for side in &board.sides {
+            for chunk in side.chunks(8) {
+                let mut w = [0u8; 8];
+                w[..chunk.len()].copy_from_slice(chunk);
+                h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7cc1_b727_220a_95);
+            }
+        }
+        (h >> (64 - SLOT_BITS)) as usize
+    }
+}
+
+impl PlaySink for MoveList {
+    fn reset(&mut self) {
+        // Only the slots in use are cleared: cost proportional to the list.
+        for b in &self.boards {
+            let mut s = Self::hash(b);
+            while self.slots[s] != 0 {
+                self.slots[s] = 0;
+                s = (s + 1) & ((1 << SLOT_BITS) - 1);
+            }
+        }
+        self.boards.clear();
+    }
+
+    fn play(&mut self, board: &Board) {
+        let mask = (1 << SLOT_BITS) - 1;
+        let mut s = Self::hash(board);
+        loop {
+            match self.slots[s] {
+                0 => {
+                    self.boards.push(*board);
+                    self.slots[s] = self.boards.len() as u32;
+                    return;
+                }
+                k if self.boards[k as usize - 1] == *board => return,
+                _ => s = (s + 1) & mask,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bearoff board from 1-based (point, count) pairs for the roller.
+    fn bearoff(points: &[(usize, u8)]) -> Board {
+        let mut b = Board::EMPTY;
+        for &(p, c) in points {
+            b.sides[1][p - 1] = c;
+        }
+        b
+    }
+
+    fn gen(b: &Board, d0: u8, d1: u8) -> Vec<Board> {
+        MoveList::new().generate(b, d0, d1).to_vec()
+    }
+
+    #[test]
+    fn example_a_four_two() {
+        let list = gen(&bearoff(&[(5, 2), (3, 1)]), 4, 2);
+        assert_eq!(
+            list,
+            vec![bearoff(&[(1, 1), (3, 2)]), bearoff(&[(1, 2), (5, 1)])]
+        );
+    }
+
+    #[test]
+    fn example_b_five_one() {
+        let list = gen(&bearoff(&[(6, 1), (2, 1)]), 5, 1);
+        assert_eq!(list, vec![bearoff(&[(1, 2)]), bearoff(&[(2, 1)])]);
+    }
+
+    #[test]
+    fn example_c_double_twos() {
+        assert_eq!(gen(&bearoff(&[(4, 2)]), 2, 2), vec![Board::EMPTY]);
+    }
+
+    #[test]
+    fn example_d_six_one_pass_two_clears() {
+        struct Trace(Vec<&'static str>);
+        impl PlaySink for Trace {
+            fn reset(&mut self) {
+                self.0.push("reset");
+            }
+            fn play(&mut self, _: &Board) {
+                self.0.push("play");
+            }
+        }
+        let mut t = Trace(Vec::new());
+        generate_plays(&bearoff(&[(3, 1)]), 6, 1, &mut t);
+        assert_eq!(t.0, ["reset", "play", "reset", "play"]);
+        assert_eq!(gen(&bearoff(&[(3, 1)]), 6, 1), vec![Board::EMPTY]);
+    }
+
+    #[test]
+    fn example_e_larger_die() {
+        let mut b = bearoff(&[(13, 1)]);
+        b.sides[0][22] = 2;
+        assert_eq!(
+            gen(&b, 6, 5),
+            vec![{
+                let mut r = bearoff(&[(7, 1)]);
+                r.sides[0][22] = 2;
+                r
+            }]
+        );
+    }
+
+    #[test]
+    fn reuse_gives_same_lists() {
+        let mut ml = MoveList::new();
+        let start = Board::starting();
+        let first: Vec<Board> = ml.generate(&start, 1, 1).to_vec();
+        ml.generate(&start, 6, 5);
+        assert_eq!(ml.generate(&start, 1, 1), &first[..]);
+        assert_eq!(first.len(), 42); // gnubg 1.07's list for 1-1 from the start
+    }
+}
