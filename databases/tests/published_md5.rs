@@ -1,0 +1,51 @@
+//! Generated databases against the MD5s published in gnubg's manual.
+
+use databases::published::{md5_hex, published_md5};
+use databases::{Job, OneSidedJob, OneSidedOptions, TwoSidedJob, TwoSidedOptions};
+
+fn md5_of(mut job: impl Job) -> String {
+    while !job.is_done() {
+        job.compute_next();
+    }
+    let mut bytes = Vec::new();
+    job.write(&mut bytes).unwrap();
+    assert_eq!(bytes.len() as u64, job.output_len());
+    md5_hex(&bytes[..]).unwrap()
+}
+
+#[test]
+fn one_sided_1_to_8_points_match_published_md5() {
+    for points in 1..=8 {
+        let opts = OneSidedOptions {
+            points,
+            gammons: true,
+            compressed: true,
+            normal: false,
+            header: true,
+        };
+        let md5 = md5_of(OneSidedJob::new(opts, None));
+        assert_eq!(
+            Some(md5.as_str()),
+            published_md5(opts.kind()),
+            "{points} points"
+        );
+    }
+}
+
+#[test]
+fn two_sided_6x1_to_6x6_match_published_md5() {
+    for chequers in 1..=6 {
+        let opts = TwoSidedOptions {
+            points: 6,
+            chequers,
+            cubeful: true,
+            header: true,
+        };
+        let md5 = md5_of(TwoSidedJob::new(opts, None));
+        assert_eq!(
+            Some(md5.as_str()),
+            published_md5(opts.kind()),
+            "6x{chequers}"
+        );
+    }
+}
