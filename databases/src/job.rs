@@ -62,3 +62,68 @@ impl<'a> Cursor<'a> {
         }
     }
 }
+
+/// Several jobs run one after another, written back to back into one file
+/// (gnubg's makebearoff appends a two-sided database after a one-sided one
+/// when both are requested in one run).
+pub struct Chain {
+    jobs: Vec<Box<dyn Job>>,
+}
+
+impl Chain {
+    /// Chains `jobs` in order.
+    pub fn new(jobs: Vec<Box<dyn Job>>) -> Chain {
+        Chain { jobs }
+    }
+
+    fn current(&mut self) -> &mut Box<dyn Job> {
+        self.jobs
+            .iter_mut()
+            .find(|j| !j.is_done())
+            .expect("chain has work left")
+    }
+}
+
+impl Job for Chain {
+    fn units(&self) -> usize {
+        self.jobs.iter().map(|j| j.units()).sum()
+    }
+
+    fn units_done(&self) -> usize {
+        self.jobs.iter().map(|j| j.units_done()).sum()
+    }
+
+    fn positions(&self) -> u64 {
+        self.jobs.iter().map(|j| j.positions()).sum()
+    }
+
+    fn positions_done(&self) -> u64 {
+        self.jobs.iter().map(|j| j.positions_done()).sum()
+    }
+
+    fn compute_next(&mut self) {
+        self.current().compute_next();
+    }
+
+    fn encode_unit(&self, mut unit: usize, out: &mut Vec<u8>) {
+        for j in &self.jobs {
+            if unit < j.units() {
+                return j.encode_unit(unit, out);
+            }
+            unit -= j.units();
+        }
+        panic!("unit out of range");
+    }
+
+    fn restore_unit(&mut self, payload: &[u8]) -> Result<(), String> {
+        self.current().restore_unit(payload)
+    }
+
+    fn output_len(&self) -> u64 {
+        self.jobs.iter().map(|j| j.output_len()).sum()
+    }
+
+    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.jobs.iter().try_for_each(|j| j.write(out))
+    }
+}

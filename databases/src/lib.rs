@@ -12,7 +12,7 @@ pub mod two_sided;
 pub mod waves;
 
 pub use header::{Kind, HEADER_LEN};
-pub use job::Job;
+pub use job::{Chain, Job};
 pub use one_sided::{OneSidedJob, OneSidedOptions};
 pub use reader::Database;
 pub use two_sided::{TwoSidedJob, TwoSidedOptions};

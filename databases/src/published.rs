@@ -110,3 +110,39 @@ mod tests {
         );
     }
 }
+
+/// A writer that computes the MD5 of everything written through it.
+pub struct HashingWriter<W> {
+    inner: W,
+    hasher: md5::Md5,
+}
+
+impl<W: std::io::Write> HashingWriter<W> {
+    /// Wraps `inner`.
+    pub fn new(inner: W) -> Self {
+        use md5::Digest;
+        HashingWriter {
+            inner,
+            hasher: md5::Md5::new(),
+        }
+    }
+
+    /// The inner writer and the hex MD5 of what passed through.
+    pub fn finish(self) -> (W, String) {
+        use md5::Digest;
+        (self.inner, format!("{:x}", self.hasher.finalize()))
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use md5::Digest;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}

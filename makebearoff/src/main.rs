@@ -1,0 +1,54 @@
+//! `makebearoff`: gnubg-compatible bearoff database generator.
+
+mod cli;
+mod progress;
+mod resources;
+mod run;
+
+use clap::Parser;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // One line: clap's first line names the problem.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("makebearoff: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    if cli.version {
+        println!("makebearoff (bgkit) {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if let Some(n) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.into())
+            .build_global()
+        {
+            eprintln!("makebearoff: error: cannot start {n} threads: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+        eprintln!("makebearoff: warning: no signal handler ({e}); Ctrl-C will not checkpoint");
+    }
+    match run::run(&cli, stop) {
+        Ok(run::Outcome::Done) => ExitCode::SUCCESS,
+        Ok(run::Outcome::Interrupted) => ExitCode::from(130),
+        Err(e) => {
+            eprintln!("makebearoff: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

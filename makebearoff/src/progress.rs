@@ -1,0 +1,63 @@
+//! Progress display: a bar on a terminal, periodic plain lines otherwise.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Reports positions done out of a total.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+    last_line: Instant,
+    start: Instant,
+    total: u64,
+}
+
+const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+impl Progress {
+    /// A reporter for `total` positions; silent when `quiet`.
+    pub fn new(total: u64, quiet: bool) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!quiet && terminal).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions, ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Progress {
+            bar,
+            plain: !quiet && !terminal,
+            last_line: Instant::now(),
+            start: Instant::now(),
+            total,
+        }
+    }
+
+    /// Updates the display with `done` positions finished.
+    pub fn update(&mut self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        } else if self.plain && self.last_line.elapsed() >= PLAIN_EVERY {
+            self.last_line = Instant::now();
+            eprintln!(
+                "makebearoff: {:.1}% ({done}/{} positions), {:.0} s elapsed",
+                100.0 * done as f64 / self.total.max(1) as f64,
+                self.total,
+                self.start.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

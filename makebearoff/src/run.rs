@@ -1,0 +1,307 @@
+//! One makebearoff run: validate, plan, generate with checkpoints, write.
+
+use crate::cli::Cli;
+use crate::progress::Progress;
+use crate::resources::{ensure_fits, human, peak_memory};
+use anyhow::{bail, Context, Result};
+use databases::checkpoint::Checkpoint;
+use databases::one_sided::check_old_one_sided;
+use databases::published::{md5_hex, published_md5, HashingWriter};
+use databases::two_sided::check_old_two_sided;
+use databases::{
+    Chain, Database, Job, Kind, OneSidedJob, OneSidedOptions, TwoSidedJob, TwoSidedOptions,
+};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How a run ended without error.
+pub enum Outcome {
+    /// Database written (and verified, if asked).
+    Done,
+    /// Stopped by a signal; the checkpoint holds the work so far.
+    Interrupted,
+}
+
+/// The databases one invocation asks for.
+struct Plan {
+    one: Option<OneSidedOptions>,
+    two: Option<TwoSidedOptions>,
+}
+
+impl Plan {
+    fn from_cli(cli: &Cli) -> Result<Plan> {
+        let header = !cli.no_header;
+        let one = cli
+            .one_sided
+            .filter(|&p| p > 0)
+            .map(|points| OneSidedOptions {
+                points,
+                gammons: !cli.no_gammon,
+                compressed: !cli.no_compress,
+                normal: cli.normal_dist,
+                header,
+            });
+        let two = cli.two_sided.map(|s| TwoSidedOptions {
+            points: s.points,
+            chequers: s.chequers,
+            cubeful: !cli.no_cubeful,
+            header,
+        });
+        if one.is_none() && two.is_none() {
+            bail!("nothing to generate: give -o P (1-18 points) or -t PxC");
+        }
+        if one.is_some() && two.is_some() && cli.old_bearoff.is_some() {
+            bail!("-O cannot be combined with both -o and -t: an old database has one kind");
+        }
+        Ok(Plan { one, two })
+    }
+
+    /// A description of everything that determines the output bytes.
+    fn fingerprint(&self, old: Option<&Path>) -> String {
+        format!(
+            "makebearoff {} one={:?} two={:?} old={:?}",
+            env!("CARGO_PKG_VERSION"),
+            self.one,
+            self.two,
+            old
+        )
+    }
+
+    fn memory(&self) -> u64 {
+        self.one
+            .map_or(0, |o| o.memory_estimate())
+            .max(self.two.map_or(0, |t| t.memory_estimate()))
+            + self
+                .two
+                .map_or(0, |t| t.memory_estimate())
+                .min(self.one.map_or(0, |o| o.memory_estimate()))
+    }
+
+    /// Upper estimate of the output size.
+    fn disk(&self) -> u64 {
+        let one = self.one.map_or(0, |o| {
+            let n = o.positions() as u64;
+            match (o.normal, o.compressed, o.gammons) {
+                (true, _, _) => 16 * n,
+                (false, false, g) => n * if g { 128 } else { 64 },
+                // Compressed windows average well under 24 values per distribution.
+                (false, true, g) => n * if g { 8 + 96 } else { 6 + 48 },
+            }
+        });
+        one + self.two.map_or(0, |t| t.output_len())
+    }
+
+    fn kind(&self) -> Option<Kind> {
+        match (self.one, self.two) {
+            (Some(o), None) if o.header => Some(o.kind()),
+            (None, Some(t)) if t.header => Some(t.kind()),
+            _ => None,
+        }
+    }
+
+    fn build(&self, old: Option<Database>) -> Box<dyn Job> {
+        match (self.one, self.two) {
+            (Some(o), None) => Box::new(OneSidedJob::new(o, old)),
+            (None, Some(t)) => Box::new(TwoSidedJob::new(t, old)),
+            (Some(o), Some(t)) => Box::new(Chain::new(vec![
+                Box::new(OneSidedJob::new(o, None)),
+                Box::new(TwoSidedJob::new(t, None)),
+            ])),
+            (None, None) => unreachable!("plan has a database"),
+        }
+    }
+}
+
+fn open_old(plan: &Plan, path: &Path) -> Result<Database> {
+    let db = Database::open(path).context("cannot use old database (-O)")?;
+    let check = match (plan.one, plan.two) {
+        (Some(o), _) => check_old_one_sided(&o, &db),
+        (_, Some(t)) => check_old_two_sided(&t, &db),
+        _ => Ok(()),
+    };
+    check.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(db)
+}
+
+fn describe(kind: Option<Kind>) -> String {
+    kind.map_or_else(|| "this configuration".into(), |k| k.to_string())
+}
+
+/// Runs makebearoff as the command line asks.
+pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
+    let out_path: PathBuf = cli
+        .outfile
+        .clone()
+        .context("required option -f FILE (the output file) is missing")?;
+    let plan = Plan::from_cli(cli)?;
+    let dir = match out_path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        bail!("output directory {} does not exist", dir.display());
+    }
+    let old = cli
+        .old_bearoff
+        .as_deref()
+        .map(|p| open_old(&plan, p))
+        .transpose()?;
+    let ckpt_path = Checkpoint::path_for(&out_path);
+    if !cli.resume && ckpt_path.exists() {
+        bail!(
+            "checkpoint {} exists from an interrupted run: add --resume to continue it, or delete it",
+            ckpt_path.display()
+        );
+    }
+    if cli.resume && !ckpt_path.exists() {
+        bail!(
+            "--resume: no checkpoint {} to resume from",
+            ckpt_path.display()
+        );
+    }
+    let checkpoints = cli.checkpoint_every > 0.0;
+    ensure_fits(
+        plan.memory(),
+        plan.disk() * if checkpoints { 2 } else { 1 },
+        &dir,
+    )?;
+    // Claim the temporary output now, so an unwritable directory fails at once.
+    let file_name = out_path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{file_name}."))
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+
+    let start = Instant::now();
+    let fingerprint = plan.fingerprint(cli.old_bearoff.as_deref());
+    let mut job = plan.build(old);
+    let mut ckpt = if cli.resume {
+        let c = Checkpoint::resume(&ckpt_path, &fingerprint, job.as_mut())?;
+        if !cli.quiet {
+            eprintln!(
+                "makebearoff: resumed {} of {} units from {}",
+                c.units_written(),
+                job.units(),
+                ckpt_path.display()
+            );
+        }
+        Some(c)
+    } else if checkpoints {
+        Some(
+            Checkpoint::create(&ckpt_path, &fingerprint)
+                .with_context(|| format!("cannot create checkpoint {}", ckpt_path.display()))?,
+        )
+    } else {
+        None
+    };
+    let every = Duration::from_secs_f64(cli.checkpoint_every.min(1e9));
+    let mut last_ckpt = Instant::now();
+    let mut progress = Progress::new(job.positions(), cli.quiet);
+    while !job.is_done() {
+        if stop.load(Ordering::SeqCst) {
+            progress.finish();
+            return interrupted(job.as_ref(), ckpt.as_mut());
+        }
+        job.compute_next();
+        progress.update(job.positions_done());
+        if let Some(c) = ckpt.as_mut() {
+            if checkpoints && last_ckpt.elapsed() >= every {
+                c.append(job.as_ref()).context("cannot write checkpoint")?;
+                last_ckpt = Instant::now();
+            }
+        }
+    }
+    progress.finish();
+    let compute_time = start.elapsed();
+
+    let mut writer = HashingWriter::new(BufWriter::with_capacity(1 << 22, tmp.as_file()));
+    job.write(&mut writer)
+        .and_then(|_| writer.flush())
+        .with_context(|| format!("cannot write {}", out_path.display()))?;
+    let (_, md5) = writer.finish();
+    tmp.as_file()
+        .sync_all()
+        .with_context(|| format!("cannot write {}", out_path.display()))?;
+    set_readable(tmp.path());
+    tmp.persist(&out_path)
+        .with_context(|| format!("cannot rename the output to {}", out_path.display()))?;
+    if let Some(c) = ckpt {
+        c.remove().context("cannot remove the checkpoint")?;
+    }
+    let wall = start.elapsed();
+    if !cli.quiet {
+        let positions = job.positions();
+        eprintln!(
+            "makebearoff: wrote {} ({}, {} bytes): {} positions in {:.2} s ({:.2} s computing), {:.0} positions/s, peak memory {}",
+            out_path.display(),
+            describe(plan.kind()),
+            job.output_len(),
+            positions,
+            wall.as_secs_f64(),
+            compute_time.as_secs_f64(),
+            positions as f64 / wall.as_secs_f64().max(1e-9),
+            peak_memory().map_or_else(|| "unknown".into(), human)
+        );
+        eprintln!("makebearoff: MD5 {md5}");
+    }
+    if cli.verify {
+        verify(&out_path, plan.kind())?;
+    }
+    Ok(Outcome::Done)
+}
+
+#[cfg(unix)]
+fn set_readable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    // Best effort: a database is not secret; gnubg creates it 0666 & umask.
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
+}
+
+#[cfg(not(unix))]
+fn set_readable(_: &Path) {}
+
+fn interrupted(job: &dyn Job, ckpt: Option<&mut Checkpoint>) -> Result<Outcome> {
+    match ckpt {
+        Some(c) => {
+            c.append(job).context("cannot write checkpoint")?;
+            eprintln!(
+                "makebearoff: interrupted; checkpoint {} holds {} of {} units: rerun the same command with --resume",
+                c.path().display(),
+                c.units_written(),
+                job.units()
+            );
+        }
+        None => eprintln!("makebearoff: interrupted (checkpoints disabled, nothing saved)"),
+    }
+    Ok(Outcome::Interrupted)
+}
+
+/// Re-reads the written file and compares its MD5 with the published table.
+fn verify(path: &Path, kind: Option<Kind>) -> Result<()> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot reopen {}", path.display()))?;
+    let md5 = md5_hex(std::io::BufReader::with_capacity(1 << 22, file))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    match kind.and_then(|k| published_md5(k).map(|p| (k, p))) {
+        Some((k, expected)) if expected == md5 => {
+            println!("MD5 {md5} matches gnubg's published checksum for {k}");
+            Ok(())
+        }
+        Some((k, expected)) => {
+            bail!("MD5 {md5} does NOT match gnubg's published checksum {expected} for {k}")
+        }
+        None => {
+            println!(
+                "MD5 {md5} (gnubg publishes no checksum for {})",
+                describe(kind)
+            );
+            Ok(())
+        }
+    }
+}
