@@ -4,17 +4,41 @@
 
 use crate::combination::combination;
 
-/// Index of the layout `b[0..P]` (`P = b.len()`). Independent of the chequer
-/// limit `N`; moving a chequer down or off always lowers it.
+/// Most points a layout may have for [`rank`] (Hypergammon: 25).
+pub const MAX_POINTS: usize = 25;
+/// Most chequers a layout may have for [`rank`].
+pub const MAX_CHEQUERS: usize = 15;
+
+/// `TERMS[k][s] = C(k − 1 + s, k)`: the rank contribution of the top `k`
+/// points holding `s` chequers. Small enough to stay in L1 cache.
+static TERMS: [[u64; MAX_CHEQUERS + 1]; MAX_POINTS + 1] = {
+    let c = crate::combination::TABLE_REF;
+    let mut t = [[0u64; MAX_CHEQUERS + 1]; MAX_POINTS + 1];
+    let mut k = 1;
+    while k <= MAX_POINTS {
+        let mut s = 0;
+        while s <= MAX_CHEQUERS {
+            t[k][s] = c[k - 1 + s][k];
+            s += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// Index of the layout `b[0..P]` (`P = b.len()` ≤ 25, at most 15 chequers).
+/// Independent of the chequer limit `N`; moving a chequer down or off always
+/// lowers it.
 #[inline]
 pub fn rank(b: &[u8]) -> usize {
     let p = b.len();
     let mut index = 0u64;
     let mut suffix = 0usize;
-    for k in 1..=p {
-        suffix += usize::from(b[p - k]);
-        index += combination(k - 1 + suffix, k);
+    for (k, &c) in b.iter().rev().enumerate() {
+        suffix += usize::from(c);
+        index += TERMS[k + 1][suffix];
     }
+    debug_assert!(p <= MAX_POINTS && suffix <= MAX_CHEQUERS);
     index as usize
 }
 

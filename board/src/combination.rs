@@ -20,6 +20,9 @@ const fn build_table() -> [[u64; MAX_N + 1]; MAX_N + 1] {
 
 static TABLE: [[u64; MAX_N + 1]; MAX_N + 1] = build_table();
 
+/// The whole table, for other constant tables built from it.
+pub(crate) const TABLE_REF: [[u64; MAX_N + 1]; MAX_N + 1] = build_table();
+
 /// `C(n, r)`, 0 when `r > n`. Panics if `n > 64` (a programming error).
 #[inline]
 pub fn combination(n: usize, r: usize) -> u64 {

@@ -20,6 +20,6 @@ pub use combination::combination;
 pub use dice::{Roll, ROLLS};
 pub use game_over::{eval_over, Outputs, Variant};
 pub use key::PositionKey;
-pub use movegen::{generate_plays, MoveList, PlaySink};
+pub use movegen::{generate_plays, BearoffLayout, MoveList, PlaySink, Position};
 pub use position::{Board, SideArray, BAR, POINTS};
 pub use position_id::{PositionIdError, ID_LEN};

@@ -9,18 +9,176 @@
 
 use crate::{Board, BAR};
 
+/// What the move generator needs to know about a position. [`Board`] is the
+/// general implementation; [`BearoffLayout`] is a compact one for positions
+/// where the opponent can never block or be hit (bearoff databases). Both
+/// produce the same plays in the same order.
+pub trait Position: Copy {
+    /// Roller's chequers on index `i` (0..=23, or [`BAR`]).
+    fn count(&self, i: usize) -> u8;
+    /// True if the opponent holds (two or more chequers on) our index `dst`.
+    fn blocked(&self, dst: usize) -> bool;
+    /// Highest index (bar excluded) that can hold a roller's chequer.
+    fn scan_top(&self) -> usize;
+    /// Highest occupied index of the roller, bar included.
+    fn highest(&self) -> Option<usize>;
+    /// What [`Position::undo`] needs to take a move back.
+    type Undo: Copy;
+    /// Moves one chequer from `src` by `die` pips (bearing off below 0,
+    /// hitting a blot on the landing point).
+    fn apply(&mut self, src: usize, die: usize) -> Self::Undo;
+    /// Takes back `apply(src, die)`, which returned `undo`.
+    fn undo(&mut self, src: usize, die: usize, undo: Self::Undo);
+}
+
+impl Position for Board {
+    /// Whether the move hit a blot.
+    type Undo = bool;
+
+    #[inline(always)]
+    fn count(&self, i: usize) -> u8 {
+        self.sides[1][i]
+    }
+
+    #[inline(always)]
+    fn blocked(&self, dst: usize) -> bool {
+        self.sides[0][23 - dst] >= 2
+    }
+
+    #[inline(always)]
+    fn scan_top(&self) -> usize {
+        23
+    }
+
+    #[inline(always)]
+    fn highest(&self) -> Option<usize> {
+        self.sides[1].iter().rposition(|&c| c > 0)
+    }
+
+    #[inline(always)]
+    fn apply(&mut self, src: usize, die: usize) -> bool {
+        self.sides[1][src] -= 1;
+        if src < die {
+            return false;
+        }
+        let dst = src - die;
+        let opp = 23 - dst;
+        if self.sides[0][opp] == 1 {
+            self.sides[0][opp] = 0;
+            self.sides[0][BAR] += 1;
+            self.sides[1][dst] = 1;
+            true
+        } else {
+            self.sides[1][dst] += 1;
+            false
+        }
+    }
+
+    #[inline(always)]
+    fn undo(&mut self, src: usize, die: usize, hit: bool) {
+        self.sides[1][src] += 1;
+        if src < die {
+            return;
+        }
+        let dst = src - die;
+        self.sides[1][dst] -= 1;
+        if hit {
+            self.sides[0][23 - dst] = 1;
+            self.sides[0][BAR] -= 1;
+        }
+    }
+}
+
+/// One side's chequers on its lowest `points` points (at most 23), with no
+/// opponent in reach: the positions of bearoff databases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BearoffLayout {
+    counts: [u8; 24],
+    points: u8,
+}
+
+impl BearoffLayout {
+    /// The layout `counts` (index 0 = ace point); its length is the point count.
+    pub fn new(counts: &[u8]) -> BearoffLayout {
+        assert!(counts.len() <= 23, "a bearoff layout has at most 23 points");
+        let mut c = [0u8; 24];
+        c[..counts.len()].copy_from_slice(counts);
+        BearoffLayout {
+            counts: c,
+            points: counts.len() as u8,
+        }
+    }
+
+    /// Chequer counts on the layout's points.
+    #[inline(always)]
+    pub fn counts(&self) -> &[u8] {
+        &self.counts[..usize::from(self.points)]
+    }
+
+    /// The bearoff index of the layout.
+    #[inline(always)]
+    pub fn rank(&self) -> usize {
+        crate::rank(self.counts())
+    }
+}
+
+impl Position for BearoffLayout {
+    type Undo = ();
+
+    #[inline(always)]
+    fn count(&self, i: usize) -> u8 {
+        self.counts.get(i).copied().unwrap_or(0)
+    }
+
+    #[inline(always)]
+    fn blocked(&self, _: usize) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    fn scan_top(&self) -> usize {
+        usize::from(self.points).saturating_sub(1)
+    }
+
+    #[inline(always)]
+    fn highest(&self) -> Option<usize> {
+        self.counts().iter().rposition(|&c| c > 0)
+    }
+
+    #[inline(always)]
+    fn apply(&mut self, src: usize, die: usize) {
+        self.counts[src] -= 1;
+        if src >= die {
+            self.counts[src - die] += 1;
+        }
+    }
+
+    #[inline(always)]
+    fn undo(&mut self, src: usize, die: usize, _: ()) {
+        self.counts[src] += 1;
+        if src >= die {
+            self.counts[src - die] -= 1;
+        }
+    }
+}
+
 /// Receives the plays of one roll in gnubg's order.
-pub trait PlaySink {
+pub trait PlaySink<P = Board> {
     /// Every play reported so far is superseded by one using more dice.
     fn reset(&mut self);
     /// A resulting position (before the sides are swapped). May repeat.
-    fn play(&mut self, board: &Board);
+    fn play(&mut self, position: &P);
 }
 
-/// Generates the plays of `board` (side 1 on roll) for dice `(first, second)`;
-/// gnubg's database tools pass the larger die first. If no die can be played
-/// the sink sees nothing.
-pub fn generate_plays<S: PlaySink>(board: &Board, first: u8, second: u8, sink: &mut S) {
+/// Generates the plays of `position` (side 1 on roll) for dice
+/// `(first, second)`; gnubg's database tools pass the larger die first. If no
+/// die can be played the sink sees nothing.
+pub fn generate_plays<P: Position, S: PlaySink<P>>(
+    position: &P,
+    first: u8,
+    second: u8,
+    sink: &mut S,
+) {
     debug_assert!((1..=6).contains(&first) && (1..=6).contains(&second));
     let double = first == second;
     let extra = if double { first } else { 0 };
@@ -30,67 +188,74 @@ pub fn generate_plays<S: PlaySink>(board: &Board, first: u8, second: u8, sink: &
         max_dice: 0,
         max_pips: 0,
         sink,
+        _position: std::marker::PhantomData,
     };
-    search.sub(0, 23, 0, board);
+    let mut pos = *position;
+    search.sub(0, 23, 0, &mut pos);
     if !double {
         search.dice = [second, first, 0, 0];
-        search.sub(0, 23, 0, board);
+        search.sub(0, 23, 0, &mut pos);
     }
 }
 
-struct Search<'a, S> {
+struct Search<'a, P, S> {
     dice: [u8; 4],
     double: bool,
     max_dice: u8,
     max_pips: u8,
     sink: &'a mut S,
+    _position: std::marker::PhantomData<P>,
 }
 
-impl<S: PlaySink> Search<'_, S> {
-    /// Returns true when the caller must save its board (no die left or none usable).
-    fn sub(&mut self, depth: usize, start: usize, pips: u8, board: &Board) -> bool {
+impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
+    /// Returns true when the caller must save its position (no die left or none usable).
+    fn sub(&mut self, depth: usize, start: usize, pips: u8, pos: &mut P) -> bool {
         if depth > 3 || self.dice[depth] == 0 {
             return true;
         }
         let die = self.dice[depth];
         let d = usize::from(die);
-        if board.sides[1][BAR] > 0 {
-            if board.sides[0][d - 1] >= 2 {
+        if pos.count(BAR) > 0 {
+            if pos.blocked(24 - d) {
                 return true;
             }
-            let mut next = *board;
-            apply(&mut next, BAR, d);
-            if self.sub(depth + 1, 23, pips + die, &next) {
-                self.save(depth as u8 + 1, pips + die, &next);
+            let undo = pos.apply(BAR, d);
+            if self.sub(depth + 1, 23, pips + die, pos) {
+                self.save(depth as u8 + 1, pips + die, pos);
             }
+            pos.undo(BAR, d, undo);
             return false;
         }
         let mut used = false;
-        let bear_off_ok = home_only(board);
-        for src in (0..=start).rev() {
-            if board.sides[1][src] == 0 {
+        let highest = pos.highest();
+        // Bearing off needs every chequer (and the bar) in the home board;
+        // `back` is then the rearmost occupied index.
+        let back = highest.filter(|&h| h <= 5);
+        let top = start.min(pos.scan_top()).min(highest.unwrap_or(0));
+        for src in (0..=top).rev() {
+            if pos.count(src) == 0 {
                 continue;
             }
             let legal = if src >= d {
-                board.sides[0][23 + d - src] < 2
+                !pos.blocked(src - d)
             } else {
-                bear_off_ok.is_some_and(|back| src == back || src + 1 == d)
+                back.is_some_and(|back| src == back || src + 1 == d)
             };
             if !legal {
                 continue;
             }
-            let mut next = *board;
-            apply(&mut next, src, d);
+            let undo = pos.apply(src, d);
             let next_start = if self.double { src } else { 23 };
-            if self.sub(depth + 1, next_start, pips + die, &next) {
-                self.save(depth as u8 + 1, pips + die, &next);
+            if self.sub(depth + 1, next_start, pips + die, pos) {
+                self.save(depth as u8 + 1, pips + die, pos);
             }
+            pos.undo(src, d, undo);
             used = true;
         }
         !used
     }
 
-    fn save(&mut self, n_dice: u8, n_pips: u8, board: &Board) {
+    fn save(&mut self, n_dice: u8, n_pips: u8, pos: &P) {
         if n_dice < self.max_dice || n_pips < self.max_pips {
             return;
         }
@@ -99,35 +264,7 @@ impl<S: PlaySink> Search<'_, S> {
         }
         self.max_dice = n_dice;
         self.max_pips = n_pips;
-        self.sink.play(board);
-    }
-}
-
-/// If every chequer of the roller is in its home board (bar empty), the
-/// rearmost occupied index (0 when only the ace point or nothing is occupied
-/// above it), else `None`.
-#[inline]
-fn home_only(board: &Board) -> Option<usize> {
-    let side = &board.sides[1];
-    let back = (1..=BAR).rev().find(|&i| side[i] > 0).unwrap_or(0);
-    (back <= 5).then_some(back)
-}
-
-/// Moves one chequer of the roller from `src` by `die` pips, hitting a blot.
-#[inline]
-fn apply(board: &mut Board, src: usize, die: usize) {
-    board.sides[1][src] -= 1;
-    if src < die {
-        return;
-    }
-    let dst = src - die;
-    let opp = 23 - dst;
-    if board.sides[0][opp] == 1 {
-        board.sides[0][opp] = 0;
-        board.sides[0][BAR] += 1;
-        board.sides[1][dst] = 1;
-    } else {
-        board.sides[1][dst] += 1;
+        self.sink.play(pos);
     }
 }
 

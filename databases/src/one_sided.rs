@@ -6,7 +6,7 @@ use crate::job::{Cursor, Job};
 use crate::reader::Database;
 use crate::waves::Waves;
 use board::bearoff_index::{position_count, rank, unrank};
-use board::{generate_plays, Board, PlaySink, ROLLS};
+use board::{generate_plays, BearoffLayout, Board, PlaySink, ROLLS};
 use rayon::prelude::*;
 use std::io::{self, Write};
 
@@ -109,8 +109,9 @@ struct Slot {
 struct ExactStore {
     slots: Vec<Slot>,
     blocks: Vec<Vec<u16>>,
-    s_win: Vec<u32>,
-    s_gammon: Vec<u32>,
+    /// Expected rolls × 65535 of the win and gammon distributions, side by
+    /// side so that one cache line serves both lookups.
+    expected: Vec<[u32; 2]>,
 }
 
 impl ExactStore {
@@ -145,10 +146,10 @@ impl ExactStore {
             };
             block.extend_from_slice(&w[usize::from(io)..usize::from(io + nz)]);
             block.extend_from_slice(&g[usize::from(iog)..usize::from(iog + nzg)]);
-            self.s_win[id] = expected_rolls(w);
-            if gammons {
-                self.s_gammon[id] = expected_rolls(g);
-            }
+            self.expected[id] = [
+                expected_rolls(w),
+                if gammons { expected_rolls(g) } else { 0 },
+            ];
         }
         block.shrink_to_fit();
         self.blocks.push(block);
@@ -158,46 +159,43 @@ impl ExactStore {
 /// Keeps the first play with the fewest expected rolls, separately for the
 /// win and the gammon distribution.
 struct BestExact<'a> {
-    points: usize,
-    s_win: &'a [u32],
-    s_gammon: Option<&'a [u32]>,
+    expected: &'a [[u32; 2]],
+    gammons: bool,
     best: [(u32, u32); 2],
 }
 
-impl PlaySink for BestExact<'_> {
+impl PlaySink<BearoffLayout> for BestExact<'_> {
     fn reset(&mut self) {
         self.best = [(u32::MAX, 0); 2];
     }
 
-    fn play(&mut self, board: &Board) {
-        let j = rank(&board.sides[1][..self.points]);
-        let s = self.s_win[j];
+    #[inline]
+    fn play(&mut self, layout: &BearoffLayout) {
+        let j = layout.rank();
+        let [s, sg] = self.expected[j];
         if s < self.best[0].0 {
             self.best[0] = (s, j as u32);
         }
-        if let Some(sg) = self.s_gammon {
-            let s = sg[j];
-            if s < self.best[1].0 {
-                self.best[1] = (s, j as u32);
-            }
+        if self.gammons && sg < self.best[1].0 {
+            self.best[1] = (sg, j as u32);
         }
     }
 }
 
 /// Keeps the first play with the smallest mean (and smallest gammon mean).
 struct BestNormal<'a> {
-    points: usize,
     records: &'a [[f32; 4]],
     best: [(f32, [f32; 4]); 2],
 }
 
-impl PlaySink for BestNormal<'_> {
+impl PlaySink<BearoffLayout> for BestNormal<'_> {
     fn reset(&mut self) {
         self.best = [(1e10, [0.0; 4]); 2];
     }
 
-    fn play(&mut self, board: &Board) {
-        let x = self.records[rank(&board.sides[1][..self.points])];
+    #[inline]
+    fn play(&mut self, layout: &BearoffLayout) {
+        let x = self.records[layout.rank()];
         if x[0] < self.best[0].0 {
             self.best[0] = (x[0], x);
         }
@@ -232,8 +230,7 @@ impl OneSidedJob {
             Store::Exact(ExactStore {
                 slots: vec![Slot::default(); n],
                 blocks: Vec::new(),
-                s_win: vec![0; n],
-                s_gammon: if opts.gammons { vec![0; n] } else { Vec::new() },
+                expected: vec![[0; 2]; n],
             })
         };
         OneSidedJob {
@@ -271,18 +268,18 @@ impl OneSidedJob {
         }
         let gammons = self.opts.gammons;
         let all_on = board.chequers(1) == 15;
+        let layout = BearoffLayout::new(&board.sides[1][..self.opts.points]);
         let mut acc = [[0u32; 32]; 2];
         if !all_on {
             acc[1][0] = 65535 * 36;
         }
         let mut sink = BestExact {
-            points: self.opts.points,
-            s_win: &store.s_win,
-            s_gammon: gammons.then_some(&store.s_gammon[..]),
+            expected: &store.expected,
+            gammons,
             best: [(u32::MAX, 0); 2],
         };
         for roll in ROLLS {
-            generate_plays(&board, roll.high, roll.low, &mut sink);
+            generate_plays(&layout, roll.high, roll.low, &mut sink);
             let w = roll.weight();
             let parts = if gammons && all_on { 2 } else { 1 };
             for (part, acc) in acc.iter_mut().enumerate().take(parts) {
@@ -321,14 +318,14 @@ impl OneSidedJob {
             return old.normal(j);
         }
         let all_on = board.chequers(1) == 15;
+        let layout = BearoffLayout::new(&board.sides[1][..self.opts.points]);
         let (mut a0, mut a2, mut v, mut vg) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
         let mut sink = BestNormal {
-            points: self.opts.points,
             records,
             best: [(1e10, [0.0; 4]); 2],
         };
         for roll in ROLLS {
-            generate_plays(&board, roll.high, roll.low, &mut sink);
+            generate_plays(&layout, roll.high, roll.low, &mut sink);
             let twice = !roll.is_double();
             let add = |acc: &mut f32, t: f32| *acc += if twice { 2.0 * t } else { t };
             let xb = sink.best[0].1;
