@@ -3,6 +3,7 @@
 //! checkpoints and the table of gnubg's published checksums.
 
 pub mod checkpoint;
+pub mod decode;
 pub mod header;
 pub mod job;
 pub mod one_sided;
