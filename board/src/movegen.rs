@@ -22,6 +22,10 @@ pub trait Position: Copy {
     fn scan_top(&self) -> usize;
     /// Highest occupied index of the roller, bar included.
     fn highest(&self) -> Option<usize>;
+    /// True when two sub-moves always commute: playing them in either order
+    /// gives the same position whenever both orders are legal (no hits, no
+    /// blocks, no bar). Lets the generator skip the duplicates of pass two.
+    const MOVES_COMMUTE: bool = false;
     /// What [`Position::undo`] needs to take a move back.
     type Undo: Copy;
     /// Moves one chequer from `src` by `die` pips (bearing off below 0,
@@ -123,6 +127,7 @@ impl BearoffLayout {
 }
 
 impl Position for BearoffLayout {
+    const MOVES_COMMUTE: bool = true;
     type Undo = ();
 
     #[inline(always)]
@@ -188,12 +193,15 @@ pub fn generate_plays<P: Position, S: PlaySink<P>>(
         max_dice: 0,
         max_pips: 0,
         sink,
-        _position: std::marker::PhantomData,
+        root: *position,
+        first_src: 0,
+        pass_two: false,
     };
     let mut pos = *position;
     search.sub(0, 23, 0, &mut pos);
     if !double {
         search.dice = [second, first, 0, 0];
+        search.pass_two = true;
         search.sub(0, 23, 0, &mut pos);
     }
 }
@@ -204,7 +212,25 @@ struct Search<'a, P, S> {
     max_dice: u8,
     max_pips: u8,
     sink: &'a mut S,
-    _position: std::marker::PhantomData<P>,
+    /// The position the roll is played from.
+    root: P,
+    /// Source of the first sub-move on the current branch.
+    first_src: usize,
+    /// Second pass of a non-double (smaller die first).
+    pass_two: bool,
+}
+
+/// Whether the roller may move a chequer from `src` by `d` (bar empty).
+#[inline(always)]
+fn legal<P: Position>(pos: &P, src: usize, d: usize, back: &mut Option<Option<usize>>) -> bool {
+    if src >= d {
+        !pos.blocked(src - d)
+    } else {
+        // Bearing off needs every chequer in the home board; a die larger
+        // than needed may only move the rearmost chequer.
+        back.get_or_insert_with(|| pos.highest().filter(|&h| h <= 5))
+            .is_some_and(|back| src == back || src + 1 == d)
+    }
 }
 
 impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
@@ -220,7 +246,7 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
                 return true;
             }
             let undo = pos.apply(BAR, d);
-            if self.sub(depth + 1, 23, pips + die, pos) {
+            if self.last_die(depth) || self.sub(depth + 1, 23, pips + die, pos) {
                 self.save(depth as u8 + 1, pips + die, pos);
             }
             pos.undo(BAR, d, undo);
@@ -228,31 +254,48 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
         }
         let mut used = false;
         let highest = pos.highest();
-        // Bearing off needs every chequer (and the bar) in the home board;
-        // `back` is then the rearmost occupied index.
-        let back = highest.filter(|&h| h <= 5);
+        let mut back = Some(highest.filter(|&h| h <= 5));
         let top = start.min(pos.scan_top()).min(highest.unwrap_or(0));
         for src in (0..=top).rev() {
-            if pos.count(src) == 0 {
-                continue;
-            }
-            let legal = if src >= d {
-                !pos.blocked(src - d)
-            } else {
-                back.is_some_and(|back| src == back || src + 1 == d)
-            };
-            if !legal {
+            if pos.count(src) == 0 || !legal(pos, src, d, &mut back) {
                 continue;
             }
             let undo = pos.apply(src, d);
             let next_start = if self.double { src } else { 23 };
-            if self.sub(depth + 1, next_start, pips + die, pos) {
+            if depth == 0 {
+                self.first_src = src;
+            }
+            let duplicate =
+                P::MOVES_COMMUTE && self.pass_two && depth == 1 && self.played_in_pass_one(src);
+            if !duplicate
+                && (self.last_die(depth) || self.sub(depth + 1, next_start, pips + die, pos))
+            {
                 self.save(depth as u8 + 1, pips + die, pos);
             }
             pos.undo(src, d, undo);
             used = true;
         }
         !used
+    }
+
+    /// For commuting moves: whether pass one already saved the play "larger
+    /// die from `src`, then smaller die from `first_src`", which ends where
+    /// this pass-two branch ends. Such a duplicate cannot change the list.
+    fn played_in_pass_one(&self, src: usize) -> bool {
+        let (low, high) = (usize::from(self.dice[0]), usize::from(self.dice[1]));
+        let mut p = self.root;
+        if p.count(src) == 0 || !legal(&p, src, high, &mut None) {
+            return false;
+        }
+        p.apply(src, high);
+        p.count(self.first_src) > 0 && legal(&p, self.first_src, low, &mut None)
+    }
+
+    /// True when no die follows the one at `depth` (the recursion would
+    /// return "save" at once; checked here to spare a call per leaf).
+    #[inline(always)]
+    fn last_die(&self, depth: usize) -> bool {
+        depth >= 3 || self.dice[depth + 1] == 0
     }
 
     fn save(&mut self, n_dice: u8, n_pips: u8, pos: &P) {
