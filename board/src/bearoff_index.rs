@@ -12,7 +12,7 @@ pub const MAX_CHEQUERS: usize = 15;
 /// `TERMS[k][s] = C(k − 1 + s, k)`: the rank contribution of the top `k`
 /// points holding `s` chequers. Small enough to stay in L1 cache.
 static TERMS: [[u64; MAX_CHEQUERS + 1]; MAX_POINTS + 1] = {
-    let c = crate::combination::TABLE_REF;
+    let c = crate::combination::build_table();
     let mut t = [[0u64; MAX_CHEQUERS + 1]; MAX_POINTS + 1];
     let mut k = 1;
     while k <= MAX_POINTS {

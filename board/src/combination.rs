@@ -3,7 +3,7 @@
 /// Largest `n` the table covers (gnubg's own table stops at 40).
 pub const MAX_N: usize = 64;
 
-const fn build_table() -> [[u64; MAX_N + 1]; MAX_N + 1] {
+pub(crate) const fn build_table() -> [[u64; MAX_N + 1]; MAX_N + 1] {
     let mut t = [[0u64; MAX_N + 1]; MAX_N + 1];
     let mut n = 0;
     while n <= MAX_N {
@@ -19,9 +19,6 @@ const fn build_table() -> [[u64; MAX_N + 1]; MAX_N + 1] {
 }
 
 static TABLE: [[u64; MAX_N + 1]; MAX_N + 1] = build_table();
-
-/// The whole table, for other constant tables built from it.
-pub(crate) const TABLE_REF: [[u64; MAX_N + 1]; MAX_N + 1] = build_table();
 
 /// `C(n, r)`, 0 when `r > n`. Panics if `n > 64` (a programming error).
 #[inline]

@@ -354,7 +354,7 @@ impl MoveList {
             for chunk in side.chunks(8) {
                 let mut w = [0u8; 8];
                 w[..chunk.len()].copy_from_slice(chunk);
-                h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7cc1_b727_220a_95);
+                h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
             }
         }
         (h >> (64 - SLOT_BITS)) as usize

@@ -17,12 +17,12 @@ const MAGIC: &[u8; 16] = b"bgkit-ckpt-v1\n\0\0";
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     /// I/O failure on the checkpoint file.
-    #[error("checkpoint {path}: {source}")]
+    #[error("checkpoint {path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// The OS error.
-        source: io::Error,
+        /// The OS error (part of the message, so not a `source`).
+        error: io::Error,
     },
     /// Not a bgkit checkpoint.
     #[error("{0} is not a bgkit checkpoint")]
@@ -105,9 +105,9 @@ impl Checkpoint {
         job: &mut dyn Job,
     ) -> Result<Checkpoint, CheckpointError> {
         let name = path.display().to_string();
-        let io_err = |source| CheckpointError::Io {
+        let io_err = |error| CheckpointError::Io {
             path: name.clone(),
-            source,
+            error,
         };
         let mut file = OpenOptions::new()
             .read(true)

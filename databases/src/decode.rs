@@ -5,14 +5,25 @@
 
 use crate::one_sided::Distribution;
 
-/// How a u16 probability becomes an f32.
+/// How a stored integer becomes an f32 when gnubg divides it by a constant
+/// (65535, 32767.5 or 16777215).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Scale {
-    /// `u / 65535.0` (gnubg's source, an IEEE build).
+    /// `u / c` (gnubg's source, an IEEE build).
     #[default]
     Divide,
-    /// `u * (1.0 / 65535.0)`: what Debian's fast-math gnubg 1.07 computes.
+    /// `u * (1.0 / c)`: what Debian's fast-math gnubg 1.07 computes.
     Reciprocal,
+}
+
+impl Scale {
+    /// `u / c` or `u * (1 / c)`, in f32.
+    fn apply(self, u: f32, c: f32) -> f32 {
+        match self {
+            Scale::Divide => u / c,
+            Scale::Reciprocal => u * (1.0 / c),
+        }
+    }
 }
 
 /// A one-sided distribution as probabilities, with its moments.
@@ -30,10 +41,7 @@ pub struct RollDistribution {
 pub fn probabilities(d: &Distribution, scale: Scale) -> [f32; 32] {
     let mut p = [0f32; 32];
     for (o, &u) in p.iter_mut().zip(d) {
-        *o = match scale {
-            Scale::Divide => f32::from(u) / 65535.0,
-            Scale::Reciprocal => f32::from(u) * (1.0 / 65535.0),
-        };
+        *o = scale.apply(f32::from(u), 65535.0);
     }
     p
 }
@@ -60,6 +68,8 @@ pub fn roll_distribution(d: &Distribution, scale: Scale) -> RollDistribution {
 /// opponent. `gammons` is true when the database has gammon distributions
 /// and either side still has all 15 chequers. Returns the five outputs
 /// (backgammons are 0). Accumulated in f32, i outer, j inner, ascending.
+// Indexed loops keep gnubg's exact summation order visible.
+#[allow(clippy::needless_range_loop)]
 pub fn race_probabilities(
     p1: &[f32; 32],
     g1: &[f32; 32],
@@ -91,17 +101,73 @@ pub fn race_probabilities(
 
 /// A stored two-sided u16 value as an equity: `u / 32767.5 − 1` (f32).
 pub fn two_sided_equity(u: u16) -> f32 {
-    f32::from(u) / 32767.5 - 1.0
+    two_sided_equity_with(u, Scale::Divide)
+}
+
+/// [`two_sided_equity`] with a choice of [`Scale`].
+pub fn two_sided_equity_with(u: u16, scale: Scale) -> f32 {
+    scale.apply(f32::from(u), 32767.5) - 1.0
 }
 
 /// A stored Hypergammon u24 probability: `u / 16777215`.
 pub fn hyper_probability(u: u32) -> f32 {
-    u as f32 / 16_777_215.0
+    hyper_probability_with(u, Scale::Divide)
+}
+
+/// [`hyper_probability`] with a choice of [`Scale`].
+pub fn hyper_probability_with(u: u32, scale: Scale) -> f32 {
+    scale.apply(u as f32, 16_777_215.0)
 }
 
 /// A stored Hypergammon u24 equity: `(u / 16777215 − 0.5) · 6`.
 pub fn hyper_equity(u: u32) -> f32 {
-    (u as f32 / 16_777_215.0 - 0.5) * 6.0
+    hyper_equity_with(u, Scale::Divide)
+}
+
+/// [`hyper_equity`] with a choice of [`Scale`]. Debian's gnubg 1.07 shows
+/// the value of an illegal pair (`u = 0x7FFFFF`) as `+0.0000`, which only
+/// [`Scale::Reciprocal`] reproduces (division gives −1.8e−7).
+pub fn hyper_equity_with(u: u32, scale: Scale) -> f32 {
+    (hyper_probability_with(u, scale) - 0.5) * 6.0
+}
+
+/// Cubeless money equity of five outputs with gammon price 1 (board.md §8),
+/// in f32 and gnubg's association order.
+pub fn utility(p: &[f32; 5]) -> f32 {
+    ((p[0] * 2.0 - 1.0) + (p[1] - p[3])) + (p[2] - p[4])
+}
+
+/// Flushes subnormal results to zero, as the fast-math build does.
+fn flush(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// Probability that a normal-distribution record finishes in exactly `r`
+/// rolls, as Debian's gnubg 1.07 computes it: the Gaussian density
+/// `exp(−z²/2) / (sd·√(2π))` with subnormal results flushed to zero, and a
+/// Dirac delta (`1` if `|mean − r| < 1e−7`, else `0`) when `sd ≤ 1e−7`.
+pub fn normal_density(r: f32, mean: f32, sd: f32) -> f32 {
+    const EPSILON: f32 = 1.0e-7;
+    if sd <= EPSILON {
+        return if (mean - r).abs() < EPSILON { 1.0 } else { 0.0 };
+    }
+    let z = (r - mean) / sd;
+    let peak = 1.0 / (sd * (2.0 * std::f32::consts::PI).sqrt());
+    flush(peak * flush((-(z * z) / 2.0).exp()))
+}
+
+/// A normal-distribution record's stored mean and standard deviation with
+/// the probabilities gnubg synthesises from them (`r` = 0..31).
+pub fn normal_distribution(mean: f32, sd: f32) -> RollDistribution {
+    RollDistribution {
+        p: std::array::from_fn(|r| normal_density(r as f32, mean, sd)),
+        mean,
+        sd,
+    }
 }
 
 #[cfg(test)]
@@ -130,5 +196,27 @@ mod tests {
         assert_eq!(two_sided_equity(0), -1.0);
         assert_eq!(hyper_probability(16_777_215), 1.0);
         assert_eq!(hyper_equity(0), -3.0);
+    }
+
+    #[test]
+    fn scales() {
+        // An illegal Hypergammon pair stores 0x7FFFFF: Debian shows +0.0000.
+        assert_eq!(hyper_equity_with(0x7F_FFFF, Scale::Reciprocal), 0.0);
+        assert!(hyper_equity_with(0x7F_FFFF, Scale::Divide) < 0.0);
+        assert_eq!(two_sided_equity_with(0xFFFF, Scale::Reciprocal), 1.0);
+        assert_eq!(utility(&[1.0, 1.0, 0.0, 0.0, 0.0]), 2.0);
+    }
+
+    #[test]
+    fn normal_records() {
+        let dirac = normal_distribution(0.0, 0.0);
+        assert_eq!(dirac.p[0], 1.0);
+        assert!(dirac.p[1..].iter().all(|&p| p == 0.0));
+        let d = normal_distribution(5.0, 1.0);
+        let peak = 1.0 / (2.0 * std::f32::consts::PI).sqrt();
+        assert_eq!(d.p[5], peak);
+        assert!(d.p[4] < peak && d.p[4] == d.p[6]);
+        // Far tails underflow to exactly zero instead of subnormals.
+        assert_eq!(d.p[31], 0.0);
     }
 }

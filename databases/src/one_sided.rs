@@ -339,13 +339,16 @@ impl OneSidedJob {
                 add(&mut vg, xg[3] * xg[3] + t * t);
             }
         }
-        let mean = a0 / 36.0;
-        let gmean = a2 / 36.0;
+        // gnubg 1.07 (Debian amd64) multiplies by the f32 reciprocal of 36
+        // where the spec divides; only the multiplication reproduces its files.
+        let inv = 1.0f32 / 36.0;
+        let mean = a0 * inv;
+        let gmean = a2 * inv;
         [
             mean,
-            (v / 36.0 - mean * mean).sqrt(),
+            (v * inv - mean * mean).sqrt(),
             gmean,
-            (vg / 36.0 - gmean * gmean).sqrt(),
+            (vg * inv - gmean * gmean).sqrt(),
         ]
     }
 

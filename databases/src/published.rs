@@ -82,35 +82,6 @@ pub fn md5_hex(mut reader: impl std::io::Read) -> std::io::Result<String> {
     Ok(format!("{:x}", hasher.finalize()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lookups() {
-        assert_eq!(all().count(), 24);
-        let ts11 = Kind::TwoSided {
-            points: 6,
-            chequers: 11,
-            cubeful: true,
-        };
-        assert_eq!(
-            published_md5(ts11),
-            Some("68a0fa972bdde7b14a6b911d1dc80a30")
-        );
-        let uncompressed = Kind::OneSided {
-            points: 6,
-            gammons: true,
-            compressed: false,
-        };
-        assert_eq!(published_md5(uncompressed), None);
-        assert_eq!(
-            md5_hex(&b""[..]).unwrap(),
-            "d41d8cd98f00b204e9800998ecf8427e"
-        );
-    }
-}
-
 /// A writer that computes the MD5 of everything written through it.
 pub struct HashingWriter<W> {
     inner: W,
@@ -144,5 +115,34 @@ impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups() {
+        assert_eq!(all().count(), 24);
+        let ts11 = Kind::TwoSided {
+            points: 6,
+            chequers: 11,
+            cubeful: true,
+        };
+        assert_eq!(
+            published_md5(ts11),
+            Some("68a0fa972bdde7b14a6b911d1dc80a30")
+        );
+        let uncompressed = Kind::OneSided {
+            points: 6,
+            gammons: true,
+            compressed: false,
+        };
+        assert_eq!(published_md5(uncompressed), None);
+        assert_eq!(
+            md5_hex(&b""[..]).unwrap(),
+            "d41d8cd98f00b204e9800998ecf8427e"
+        );
     }
 }

@@ -1,27 +1,44 @@
-//! Reading database files: header detection, size validation, record access.
+//! Opening database files: memory-mapped, kind detected from the 40-byte
+//! header (or given by the caller for files written with `-H`), and validated
+//! against that kind before any record is read, so that record access can
+//! never read outside the file.
 
 use crate::header::{HeaderError, Kind, HEADER_LEN};
 use crate::one_sided::Distribution;
+use crate::record::Record;
+use memmap2::Mmap;
+use std::fs::File;
 use std::path::Path;
+
+/// Files up to this size are read into memory instead of being mapped.
+const READ_LIMIT: u64 = 1 << 16;
 
 /// Why a database file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (part of the message, so not a `source`).
+        error: std::io::Error,
+    },
+    /// The path is a directory or another non-regular file.
+    #[error("{path}: {what}")]
+    NotAFile {
+        /// The path.
+        path: String,
+        /// What it is instead.
+        what: &'static str,
     },
     /// The header is not a gnubg header.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Header {
         /// The file.
         path: String,
-        /// What is wrong.
-        source: HeaderError,
+        /// What is wrong (part of the message, so not a `source`).
+        error: HeaderError,
     },
     /// The size or index does not fit the header.
     #[error("{path}: {what}")]
@@ -33,35 +50,288 @@ pub enum ReadError {
     },
 }
 
-/// A database held in memory, validated against its header.
-#[derive(Debug)]
+/// Why a lookup found no record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    /// The index is not below the number of records.
+    #[error("index {index} is out of range: the database has {count} records (0..={last})", last = count - 1)]
+    IndexOutOfRange {
+        /// The index asked for.
+        index: u64,
+        /// Records in the database.
+        count: u64,
+    },
+    /// The position is not covered by the database.
+    #[error("position is not in this database: {0}")]
+    NotCovered(String),
+}
+
+/// The file's bytes: mapped, or read into memory for small files.
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// Maps `file` read-only.
+#[allow(unsafe_code)]
+fn map(file: &File) -> std::io::Result<Mmap> {
+    // SAFETY: the file is opened read-only and mapped read-only; the map is
+    // owned by the `Database` and every slice handed out borrows the
+    // `Database`, so no reference outlives the map. Another process
+    // truncating or rewriting the file while it is open is outside this
+    // reader's contract (documented on `Database::open`): the bytes could
+    // change under us or the access could fault.
+    unsafe { Mmap::map(file) }
+}
+
+/// A validated database file.
 pub struct Database {
+    name: String,
     kind: Kind,
-    bytes: Vec<u8>,
+    bytes: Bytes,
+    /// Offset of the first byte after the header (0 for headerless files).
+    start: usize,
     positions: usize,
+    records: usize,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("len", &self.len())
+            .field("header", &self.has_header())
+            .finish()
+    }
+}
+
+/// Checks that a kind given by a caller (or a header) is one the formats
+/// allow, so that its sizes can be computed.
+pub fn check_kind(kind: Kind) -> Result<(), String> {
+    let bad = |what: &str, v: u8| Err(format!("invalid {what} {v} for a {kind} database"));
+    match kind {
+        Kind::OneSided { points, .. } | Kind::NormalDist { points }
+            if !(1..=23).contains(&points) =>
+        {
+            bad("number of points", points)
+        }
+        Kind::TwoSided {
+            points, chequers, ..
+        } => {
+            if !(1..=23).contains(&points) {
+                bad("number of points", points)
+            } else if !(1..=15).contains(&chequers) {
+                bad("number of chequers", chequers)
+            } else {
+                Ok(())
+            }
+        }
+        Kind::Hyper { chequers } if !(1..=3).contains(&chequers) => {
+            bad("number of chequers", chequers)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Bytes per fixed-size record, `None` for the compressed layout.
+pub(crate) fn record_len(kind: Kind) -> Option<usize> {
+    match kind {
+        Kind::OneSided {
+            compressed: true, ..
+        } => None,
+        Kind::OneSided { gammons, .. } => Some(if gammons { 128 } else { 64 }),
+        Kind::NormalDist { .. } => Some(16),
+        Kind::TwoSided { cubeful, .. } => Some(if cubeful { 8 } else { 2 }),
+        Kind::Hyper { .. } => Some(28),
+    }
+}
+
+/// Whether records are pairs (side on roll, opponent) rather than one side.
+pub fn is_two_sided(kind: Kind) -> bool {
+    matches!(kind, Kind::TwoSided { .. } | Kind::Hyper { .. })
 }
 
 impl Database {
-    /// Reads and validates a database file with a gnubg header.
+    /// Opens and validates a database file with a gnubg header.
+    ///
+    /// The file is memory-mapped (small files are read): it must not be
+    /// truncated or rewritten by another process while the `Database` lives.
     pub fn open(path: &Path) -> Result<Database, ReadError> {
+        Database::open_as(path, None)
+    }
+
+    /// Opens a file; `headerless` gives the kind of a file written without
+    /// a header (`makebearoff -H`), `None` reads the kind from the header.
+    pub fn open_as(path: &Path, headerless: Option<Kind>) -> Result<Database, ReadError> {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
+        let io = |error| ReadError::Io {
             path: name.clone(),
-            source,
-        })?;
-        let kind = Kind::parse(&bytes).map_err(|source| ReadError::Header {
+            error,
+        };
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if meta.is_dir() {
+            return Err(ReadError::NotAFile {
+                path: name,
+                what: "is a directory",
+            });
+        }
+        if !meta.is_file() {
+            return Err(ReadError::NotAFile {
+                path: name,
+                what: "is not a regular file",
+            });
+        }
+        let bytes = if meta.len() <= READ_LIMIT {
+            Bytes::Owned(std::fs::read(path).map_err(io)?)
+        } else {
+            let file = File::open(path).map_err(io)?;
+            Bytes::Mapped(map(&file).map_err(io)?)
+        };
+        Database::validate(name, bytes, headerless)
+    }
+
+    /// Validates a database held in memory (`name` is used in messages).
+    pub fn from_bytes(
+        name: impl Into<String>,
+        bytes: Vec<u8>,
+        headerless: Option<Kind>,
+    ) -> Result<Database, ReadError> {
+        Database::validate(name.into(), Bytes::Owned(bytes), headerless)
+    }
+
+    fn validate(
+        name: String,
+        bytes: Bytes,
+        headerless: Option<Kind>,
+    ) -> Result<Database, ReadError> {
+        let data = bytes.as_slice();
+        let (kind, start) = match headerless {
+            Some(kind) => (kind, 0),
+            None => {
+                if data.is_empty() {
+                    return Err(ReadError::Header {
+                        path: name,
+                        error: HeaderError::Short,
+                    });
+                }
+                let kind = Kind::parse(data).map_err(|error| ReadError::Header {
+                    path: name.clone(),
+                    error,
+                })?;
+                (kind, HEADER_LEN)
+            }
+        };
+        let corrupt = |what: String| ReadError::Corrupt {
             path: name.clone(),
-            source,
-        })?;
+            what,
+        };
+        check_kind(kind).map_err(corrupt)?;
         let positions = kind.side_positions();
+        let records = if is_two_sided(kind) {
+            positions.checked_mul(positions)
+        } else {
+            Some(positions)
+        }
+        .ok_or_else(|| corrupt(format!("{kind} is too large for this machine")))?;
         let db = Database {
             kind,
-            bytes,
+            start,
             positions,
+            records,
+            name: name.clone(),
+            bytes,
         };
-        db.validate()
-            .map_err(|what| ReadError::Corrupt { path: name, what })?;
+        db.check_size().map_err(corrupt)?;
         Ok(db)
+    }
+
+    /// Checks the file size against the header's sizes, and for the
+    /// compressed layout the index: offsets contiguous from 0, windows inside
+    /// the 32 rolls, data exactly filling the rest of the file.
+    fn check_size(&self) -> Result<(), String> {
+        let len = self.bytes().len() as u64;
+        let body = len - self.start as u64;
+        let kind = self.kind;
+        if let Some(rec) = record_len(kind) {
+            let expected = (self.records as u64)
+                .checked_mul(rec as u64)
+                .ok_or_else(|| format!("{kind} is too large for this machine"))?;
+            return match body.cmp(&expected) {
+                std::cmp::Ordering::Equal => Ok(()),
+                std::cmp::Ordering::Less => Err(format!(
+                    "file is {len} bytes, a {kind} file needs {}: truncated, record {} is incomplete",
+                    expected + self.start as u64,
+                    body / rec as u64
+                )),
+                std::cmp::Ordering::Greater => Err(format!(
+                    "file is {len} bytes, a {kind} file needs {}: {} bytes too many",
+                    expected + self.start as u64,
+                    body - expected
+                )),
+            };
+        }
+        let entry = self.entry_len();
+        let index_len = (self.positions as u64) * entry as u64;
+        if body < index_len {
+            return Err(format!(
+                "file is {len} bytes, too short for the index of {} positions: truncated, index entry {} is incomplete",
+                self.positions,
+                body / entry as u64
+            ));
+        }
+        let index = &self.body()[..index_len as usize];
+        let data_len = body - index_len;
+        let mut expected_off = 0u64;
+        let mut first_cut = None;
+        for (id, e) in index.chunks_exact(entry).enumerate() {
+            let off = u64::from(u32::from_le_bytes([e[0], e[1], e[2], e[3]]));
+            if off != expected_off {
+                return Err(format!(
+                    "index entry {id} has offset {off}, expected {expected_off} (index is not contiguous)"
+                ));
+            }
+            for (w, part) in e[4..]
+                .chunks_exact(2)
+                .zip(["distribution", "gammon distribution"])
+            {
+                let (nz, io) = (usize::from(w[0]), usize::from(w[1]));
+                if nz == 0 || nz + io > 32 {
+                    return Err(format!(
+                        "index entry {id} has an invalid {part} window ({nz} values from roll {io})"
+                    ));
+                }
+                expected_off += nz as u64;
+            }
+            if first_cut.is_none() && 2 * expected_off > data_len {
+                first_cut = Some(id);
+            }
+        }
+        let expected = len - data_len + 2 * expected_off;
+        match first_cut {
+            Some(id) => Err(format!(
+                "file is {len} bytes, its index needs {expected}: truncated, record {id} is incomplete"
+            )),
+            None if len != expected => Err(format!(
+                "file is {len} bytes, its index needs {expected}: {} bytes too many",
+                len - expected
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The file name given when opening.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// What the file holds.
@@ -69,90 +339,113 @@ impl Database {
         self.kind
     }
 
+    /// Whether the file starts with a 40-byte header.
+    pub fn has_header(&self) -> bool {
+        self.start != 0
+    }
+
+    /// The whole file.
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.as_slice()
+    }
+
+    /// File size in bytes.
+    pub fn len(&self) -> usize {
+        self.bytes().len()
+    }
+
+    /// Always false: a valid database has at least its records.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The file after its header.
+    fn body(&self) -> &[u8] {
+        &self.bytes()[self.start..]
+    }
+
     /// One-sided positions per side.
     pub fn side_positions(&self) -> usize {
         self.positions
     }
 
-    fn expected_size(&self) -> Option<usize> {
-        let n = self.positions;
-        match self.kind {
-            Kind::OneSided {
-                compressed: false,
-                gammons,
-                ..
-            } => Some(HEADER_LEN + n * if gammons { 128 } else { 64 }),
-            Kind::OneSided {
-                compressed: true, ..
-            } => None,
-            Kind::NormalDist { .. } => Some(HEADER_LEN + 16 * n),
-            Kind::TwoSided { cubeful, .. } => {
-                Some(HEADER_LEN + n * n * if cubeful { 8 } else { 2 })
-            }
-            Kind::Hyper { .. } => Some(HEADER_LEN + 28 * n * n),
-        }
+    /// Records in the file: one per position for one-sided kinds, one per
+    /// ordered pair of positions for two-sided and Hypergammon kinds.
+    pub fn records(&self) -> usize {
+        self.records
     }
 
-    fn validate(&self) -> Result<(), String> {
-        let len = self.bytes.len();
-        if let Some(expected) = self.expected_size() {
-            return if len == expected {
-                Ok(())
-            } else {
-                Err(format!(
-                    "file is {len} bytes, its header ({}) needs {expected}",
-                    self.kind
-                ))
-            };
-        }
-        // Compressed one-sided: walk the index; offsets must run contiguously.
-        let entry = self.entry_len();
-        let data_start = HEADER_LEN + self.positions * entry;
-        if len < data_start {
-            return Err(format!(
-                "file is {len} bytes, too short for the index of {} positions",
-                self.positions
-            ));
-        }
-        let mut expected_off = 0u64;
-        for id in 0..self.positions {
-            let e = &self.bytes[HEADER_LEN + id * entry..][..entry];
-            let off = u64::from(u32::from_le_bytes([e[0], e[1], e[2], e[3]]));
-            if off != expected_off {
-                return Err(format!(
-                    "index entry {id} has offset {off}, expected {expected_off}"
-                ));
-            }
-            for w in e[4..].chunks(2) {
-                if usize::from(w[0]) + usize::from(w[1]) > 32 || w[0] == 0 {
-                    return Err(format!("index entry {id} has an invalid window {w:?}"));
-                }
-                expected_off += u64::from(w[0]);
-            }
-        }
-        let expected = data_start as u64 + 2 * expected_off;
-        if len as u64 != expected {
-            return Err(format!("file is {len} bytes, its index needs {expected}"));
-        }
-        Ok(())
-    }
-
-    fn entry_len(&self) -> usize {
+    /// Bytes per index entry of the compressed layout.
+    pub(crate) fn entry_len(&self) -> usize {
         match self.kind {
             Kind::OneSided { gammons: true, .. } => 8,
             _ => 6,
         }
     }
 
+    /// Byte offset (from the start of the file) of the data of record `id`
+    /// of a compressed file, with its index entry.
+    pub(crate) fn compressed_entry(&self, id: usize) -> (usize, [u8; 8]) {
+        let entry = self.entry_len();
+        let e = &self.body()[id * entry..][..entry];
+        let mut out = [0u8; 8];
+        out[..entry].copy_from_slice(e);
+        let off = u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as usize;
+        (self.start + self.positions * entry + 2 * off, out)
+    }
+
     fn u16_at(&self, byte: usize) -> u16 {
-        u16::from_le_bytes([self.bytes[byte], self.bytes[byte + 1]])
+        let b = self.bytes();
+        u16::from_le_bytes([b[byte], b[byte + 1]])
+    }
+
+    fn u24_at(&self, byte: usize) -> u32 {
+        let b = &self.bytes()[byte..byte + 3];
+        u32::from(b[0]) | u32::from(b[1]) << 8 | u32::from(b[2]) << 16
+    }
+
+    /// Record number `index` (see [`Database::records`]).
+    pub fn record(&self, index: u64) -> Result<Record, LookupError> {
+        if index >= self.records as u64 {
+            return Err(LookupError::IndexOutOfRange {
+                index,
+                count: self.records as u64,
+            });
+        }
+        let i = index as usize;
+        Ok(match self.kind {
+            Kind::OneSided { .. } => {
+                let (bearoff, gammon) = self.one_sided(i);
+                Record::OneSided { bearoff, gammon }
+            }
+            Kind::NormalDist { .. } => Record::Normal(self.normal(i)),
+            Kind::TwoSided { cubeful, .. } => {
+                let base = self.start + i * if cubeful { 8 } else { 2 };
+                let count = if cubeful { 4 } else { 1 };
+                let mut values = [0u16; 4];
+                for (k, v) in values.iter_mut().take(count).enumerate() {
+                    *v = self.u16_at(base + 2 * k);
+                }
+                Record::TwoSided { values, cubeful }
+            }
+            Kind::Hyper { .. } => {
+                let base = self.start + 28 * i;
+                Record::Hyper {
+                    probabilities: std::array::from_fn(|k| self.u24_at(base + 3 * k)),
+                    equities: std::array::from_fn(|k| self.u24_at(base + 15 + 3 * k)),
+                    padding: self.bytes()[base + 27],
+                }
+            }
+        })
     }
 
     /// The distributions of one-sided position `id` (exact kinds only).
     /// The gammon half is `None` for files without gammons.
+    ///
+    /// Panics if the file is not an exact one-sided database or `id` is not
+    /// below [`Database::side_positions`]; see [`Database::record`] for a
+    /// checked lookup.
     pub fn one_sided(&self, id: usize) -> (Distribution, Option<Distribution>) {
-        let mut w = [0u16; 32];
-        let mut g = [0u16; 32];
         let Kind::OneSided {
             gammons,
             compressed,
@@ -161,12 +454,17 @@ impl Database {
         else {
             panic!("one_sided() on a {} file", self.kind)
         };
+        assert!(id < self.positions, "one-sided index {id} out of range");
+        let mut w = [0u16; 32];
+        let mut g = [0u16; 32];
         if compressed {
-            let entry = self.entry_len();
-            let e = &self.bytes[HEADER_LEN + id * entry..][..entry];
-            let off = u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as usize;
-            let mut at = HEADER_LEN + self.positions * entry + 2 * off;
-            for (dist, win) in [&mut w, &mut g].into_iter().zip(e[4..].chunks(2)) {
+            let (mut at, e) = self.compressed_entry(id);
+            let parts = if gammons { 2 } else { 1 };
+            for (dist, win) in [&mut w, &mut g]
+                .into_iter()
+                .zip(e[4..].chunks(2))
+                .take(parts)
+            {
                 let (nz, io) = (usize::from(win[0]), usize::from(win[1]));
                 for v in &mut dist[io..io + nz] {
                     *v = self.u16_at(at);
@@ -174,8 +472,7 @@ impl Database {
                 }
             }
         } else {
-            let rec = if gammons { 128 } else { 64 };
-            let base = HEADER_LEN + id * rec;
+            let base = self.start + id * if gammons { 128 } else { 64 };
             for r in 0..32 {
                 w[r] = self.u16_at(base + 2 * r);
                 if gammons {
@@ -186,27 +483,151 @@ impl Database {
         (w, gammons.then_some(g))
     }
 
-    /// The four floats of a normal-distribution record.
+    /// The four floats of a normal-distribution record: mean and standard
+    /// deviation of the rolls to bear off, and of the rolls to save the
+    /// gammon. Panics like [`Database::one_sided`].
     pub fn normal(&self, id: usize) -> [f32; 4] {
-        let base = HEADER_LEN + 16 * id;
+        assert!(
+            matches!(self.kind, Kind::NormalDist { .. }),
+            "normal() on a {} file",
+            self.kind
+        );
+        assert!(id < self.positions, "one-sided index {id} out of range");
+        let base = self.start + 16 * id;
+        let b = self.bytes();
         std::array::from_fn(|k| {
-            let b = &self.bytes[base + 4 * k..base + 4 * k + 4];
-            f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+            let at = base + 4 * k;
+            f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
         })
     }
 
     /// The stored two-sided values (as signed equities, `u − 32768`) of the
-    /// pair (`us` on roll, `them`); one value for cubeless files, four otherwise.
+    /// pair (`us` on roll, `them`); one value for cubeless files, four
+    /// otherwise. Panics if the file is not two-sided or an index is not
+    /// below [`Database::side_positions`].
     pub fn two_sided(&self, us: usize, them: usize) -> [i16; 4] {
-        let Kind::TwoSided { cubeful, .. } = self.kind else {
+        assert!(
+            us < self.positions && them < self.positions,
+            "two-sided pair ({us}, {them}) out of range"
+        );
+        let Ok(Record::TwoSided { values, cubeful }) =
+            self.record((us * self.positions + them) as u64)
+        else {
             panic!("two_sided() on a {} file", self.kind)
         };
-        let k = if cubeful { 4 } else { 1 };
-        let base = HEADER_LEN + 2 * k * (us * self.positions + them);
+        let count = if cubeful { 4 } else { 1 };
         let mut out = [0i16; 4];
-        for (i, v) in out.iter_mut().take(k).enumerate() {
-            *v = (i32::from(self.u16_at(base + 2 * i)) - 32768) as i16;
+        for (o, &u) in out.iter_mut().zip(&values).take(count) {
+            *o = (i32::from(u) - 32768) as i16;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind_os(points: u8, gammons: bool, compressed: bool) -> Kind {
+        Kind::OneSided {
+            points,
+            gammons,
+            compressed,
+        }
+    }
+
+    /// A compressed 1-point file with a valid layout (the values are not
+    /// real bearoff values: record `i` finishes in exactly `i` rolls).
+    fn compressed_one_point() -> Vec<u8> {
+        let kind = kind_os(1, true, true);
+        let n = kind.side_positions();
+        let mut bytes = kind.header().to_vec();
+        for id in 0..n {
+            bytes.extend_from_slice(&(2 * id as u32).to_le_bytes());
+            bytes.extend_from_slice(&[1, id.min(31) as u8, 1, 0]);
+        }
+        for _ in 0..n {
+            bytes.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF]);
+        }
+        bytes
+    }
+
+    #[test]
+    fn compressed_layout_is_read_and_checked() {
+        let bytes = compressed_one_point();
+        let db = Database::from_bytes("mem", bytes.clone(), None).unwrap();
+        assert_eq!(db.records(), 16);
+        let (w, g) = db.one_sided(3);
+        assert_eq!(
+            (w[3], w.iter().map(|&v| u32::from(v)).sum::<u32>()),
+            (65535, 65535)
+        );
+        assert_eq!(g.unwrap()[0], 65535);
+
+        let mut cut = bytes.clone();
+        cut.truncate(cut.len() - 5);
+        let err = Database::from_bytes("mem", cut, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("record 14 is incomplete"), "{err}");
+
+        let mut bad = bytes.clone();
+        bad[40 + 8 * 5] ^= 1;
+        let err = Database::from_bytes("mem", bad, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("index entry 5"), "{err}");
+
+        let mut bad = bytes;
+        bad[40 + 8 * 7 + 5] = 32;
+        let err = Database::from_bytes("mem", bad, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("index entry 7 has an invalid distribution window"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn fixed_sizes_are_checked() {
+        let kind = Kind::TwoSided {
+            points: 2,
+            chequers: 1,
+            cubeful: false,
+        };
+        let mut bytes = kind.header().to_vec();
+        bytes.resize(40 + 2 * 9, 0);
+        let db = Database::from_bytes("mem", bytes.clone(), None).unwrap();
+        assert_eq!((db.side_positions(), db.records()), (3, 9));
+        assert_eq!(db.two_sided(2, 1), [-32768, 0, 0, 0]);
+        bytes.pop();
+        let err = Database::from_bytes("mem", bytes.clone(), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("record 8 is incomplete"), "{err}");
+        bytes.extend_from_slice(&[0, 0, 0]);
+        let err = Database::from_bytes("mem", bytes, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("2 bytes too many"), "{err}");
+    }
+
+    #[test]
+    fn headerless_files_take_the_callers_kind() {
+        let kind = Kind::Hyper { chequers: 1 };
+        let db = Database::from_bytes("mem", vec![0; 28 * 26 * 26], Some(kind)).unwrap();
+        assert!(!db.has_header());
+        assert_eq!(db.records(), 676);
+        assert!(matches!(
+            db.record(676),
+            Err(LookupError::IndexOutOfRange {
+                index: 676,
+                count: 676
+            })
+        ));
+        let bad = Kind::Hyper { chequers: 4 };
+        assert!(Database::from_bytes("mem", vec![], Some(bad)).is_err());
+        assert!(Database::from_bytes("mem", vec![], None).is_err());
     }
 }

@@ -1,8 +1,6 @@
 //! `makebearoff`: gnubg-compatible bearoff database generator.
 
 mod cli;
-mod progress;
-mod resources;
 mod run;
 
 use clap::Parser;

@@ -1,17 +1,17 @@
 //! One makebearoff run: validate, plan, generate with checkpoints, write.
 
 use crate::cli::Cli;
-use crate::progress::Progress;
-use crate::resources::{ensure_fits, human, peak_memory};
 use anyhow::{bail, Context, Result};
 use databases::checkpoint::Checkpoint;
 use databases::one_sided::check_old_one_sided;
-use databases::published::{md5_hex, published_md5, HashingWriter};
+use databases::output::{check_writable, parent_dir, AtomicFile};
+use databases::progress::Progress;
+use databases::published::{md5_hex, published_md5};
+use databases::resources::{ensure_fits, human, peak_memory};
 use databases::two_sided::check_old_two_sided;
 use databases::{
     Chain, Database, Job, Kind, OneSidedJob, OneSidedOptions, TwoSidedJob, TwoSidedOptions,
 };
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -137,10 +137,7 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         .clone()
         .context("required option -f FILE (the output file) is missing")?;
     let plan = Plan::from_cli(cli)?;
-    let dir = match out_path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = parent_dir(&out_path);
     if !dir.is_dir() {
         bail!("output directory {} does not exist", dir.display());
     }
@@ -168,15 +165,8 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         plan.disk() * if checkpoints { 2 } else { 1 },
         &dir,
     )?;
-    // Claim the temporary output now, so an unwritable directory fails at once.
-    let file_name = out_path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+    // Fail now, not after hours of work, if the output cannot be written.
+    check_writable(&out_path).with_context(|| format!("cannot write {}", out_path.display()))?;
 
     let start = Instant::now();
     let fingerprint = plan.fingerprint(cli.old_bearoff.as_deref());
@@ -202,7 +192,7 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     };
     let every = Duration::from_secs_f64(cli.checkpoint_every.min(1e9));
     let mut last_ckpt = Instant::now();
-    let mut progress = Progress::new(job.positions(), cli.quiet);
+    let mut progress = Progress::new("makebearoff", "positions", job.positions(), cli.quiet);
     while !job.is_done() {
         if stop.load(Ordering::SeqCst) {
             progress.finish();
@@ -220,17 +210,12 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     progress.finish();
     let compute_time = start.elapsed();
 
-    let mut writer = HashingWriter::new(BufWriter::with_capacity(1 << 22, tmp.as_file()));
-    job.write(&mut writer)
-        .and_then(|_| writer.flush())
+    let mut output = AtomicFile::create(&out_path)
         .with_context(|| format!("cannot write {}", out_path.display()))?;
-    let (_, md5) = writer.finish();
-    tmp.as_file()
-        .sync_all()
+    let md5 = output
+        .write_all_with(|w| job.write(w))
+        .and_then(|md5| output.commit().map(|()| md5))
         .with_context(|| format!("cannot write {}", out_path.display()))?;
-    set_readable(tmp.path());
-    tmp.persist(&out_path)
-        .with_context(|| format!("cannot rename the output to {}", out_path.display()))?;
     if let Some(c) = ckpt {
         c.remove().context("cannot remove the checkpoint")?;
     }
@@ -255,16 +240,6 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     }
     Ok(Outcome::Done)
 }
-
-#[cfg(unix)]
-fn set_readable(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    // Best effort: a database is not secret; gnubg creates it 0666 & umask.
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
-}
-
-#[cfg(not(unix))]
-fn set_readable(_: &Path) {}
 
 fn interrupted(job: &dyn Job, ckpt: Option<&mut Checkpoint>) -> Result<Outcome> {
     match ckpt {

@@ -1,0 +1,82 @@
+//! `bearoff compare`.
+
+use crate::json::{self};
+use crate::open::open;
+use crate::Outcome;
+use anyhow::{anyhow, Result};
+use databases::compare::compare;
+use databases::Kind;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Runs `bearoff compare`.
+pub fn run(
+    a: &Path,
+    b: &Path,
+    tolerance: f64,
+    as_json: bool,
+    kind: Option<Kind>,
+) -> Result<Outcome> {
+    let (da, db) = (open(a, kind)?, open(b, kind)?);
+    let diffs = compare(&da, &db).map_err(|e| anyhow!(e))?;
+    let position = |index: Option<u64>| {
+        index
+            .and_then(|i| da.pair_at(i).ok())
+            .map(|p| p.board.position_id())
+    };
+    let worst = diffs.iter().map(|d| d.max).fold(0.0, f64::max);
+    let pass = worst <= tolerance;
+    if as_json {
+        let fields: Vec<Value> = diffs
+            .iter()
+            .map(|d| {
+                json!({
+                    "field": d.field,
+                    "max_abs_diff": d.max,
+                    "mean_abs_diff": d.mean,
+                    "worst_record": d.worst,
+                    "worst_position_id": position(d.worst),
+                    "values": d.count,
+                })
+            })
+            .collect();
+        json::print(&json!({
+            "a": da.name(),
+            "b": db.name(),
+            "kind": da.kind().to_string(),
+            "records": da.records(),
+            "tolerance": tolerance,
+            "max_abs_diff": worst,
+            "within_tolerance": pass,
+            "fields": fields,
+        }));
+    } else {
+        println!("A: {} ({})", da.name(), da.kind());
+        println!("B: {} ({})", db.name(), db.kind());
+        println!("{} records compared", da.records());
+        println!();
+        println!(
+            "{:<28} {:>13} {:>13}  worst record (Position ID)",
+            "field", "max |A-B|", "mean |A-B|"
+        );
+        for d in &diffs {
+            let worst = match (d.worst, position(d.worst)) {
+                (Some(i), Some(id)) => format!("{i} ({id})"),
+                _ => "-".to_string(),
+            };
+            println!(
+                "{:<28} {:>13.6e} {:>13.6e}  {worst}",
+                d.field, d.max, d.mean
+            );
+        }
+        println!();
+        if worst == 0.0 {
+            println!("identical values");
+        } else if pass {
+            println!("largest difference {worst:.6e} is within the tolerance {tolerance:e}");
+        } else {
+            println!("largest difference {worst:.6e} EXCEEDS the tolerance {tolerance:e}");
+        }
+    }
+    Ok(if pass { Outcome::Pass } else { Outcome::Fail })
+}

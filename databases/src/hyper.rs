@@ -1,0 +1,464 @@
+//! Hypergammon databases (spec makehyper.md): value iteration over every pair
+//! of 1–3 chequer positions, and gnubg's 28-byte record encoding.
+//!
+//! gnubg sweeps in place in `(us, them)` order, one position at a time. bgkit
+//! precomputes every successor once and sweeps column by column (`them`
+//! outer): the entries of one column are computed in parallel from the
+//! current state and then stored (Gauss–Seidel across columns, Jacobi within
+//! one), which is deterministic and keeps the rows being read in cache. The
+//! fixed point is the same; the converged values agree with gnubg's to well
+//! within the threshold (see docs/makehyper.md).
+
+use crate::decode::{hyper_equity, hyper_probability};
+use crate::header::{Kind, HEADER_LEN};
+use board::bearoff_index::{position_count, rank, unrank};
+use board::{eval_over, Board, MoveList, Variant, ROLLS};
+use rayon::prelude::*;
+use std::io::{self, Write};
+
+/// Bytes per record in the file.
+pub const RECORD_LEN: usize = 28;
+
+/// Five outputs and five equities of one pair, from the roller's view.
+/// Equities: cubeless, roller owns the cube, centred, centred with the
+/// Jacoby rule, opponent owns.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Entry {
+    /// Win, win gammon, win backgammon, lose gammon, lose backgammon.
+    pub out: [f32; 5],
+    /// Cubeless, owned, centred, centred-Jacoby, opponent owns.
+    pub eq: [f32; 5],
+}
+
+/// Cubeless money equity with gammon price `g` (board.md §8).
+#[inline]
+fn utility(p: &[f32; 5], g: f32) -> f32 {
+    ((p[0] * 2.0 - 1.0) + (p[1] - p[3]) * g) + (p[2] - p[4]) * g
+}
+
+/// The same outputs seen from the other side.
+#[inline]
+fn invert(p: &[f32; 5]) -> [f32; 5] {
+    [1.0 - p[0], p[3], p[4], p[1], p[2]]
+}
+
+/// The opponent's double/take decision (values in units of the cube).
+#[inline]
+fn cube(nd: f32, dt: f32, dp: f32) -> f32 {
+    if 2.0 * dt >= nd && dp >= nd {
+        if 2.0 * dt >= dp {
+            dp
+        } else {
+            2.0 * dt
+        }
+    } else {
+        nd
+    }
+}
+
+impl Entry {
+    /// The exact values of a finished game.
+    fn over(out: [f32; 5]) -> Entry {
+        let u = utility(&out, 1.0);
+        let mut eq = [u; 5];
+        eq[3] = utility(&out, 0.0);
+        Entry { out, eq }
+    }
+
+    /// Encodes the record as gnubg writes it (makehyper.md §7).
+    pub fn encode(&self) -> [u8; RECORD_LEN] {
+        let mut rec = [0u8; RECORD_LEN];
+        let scale = 16_777_215.0f32;
+        let values = self
+            .out
+            .iter()
+            .map(|&p| p * scale)
+            .chain(self.eq[1..].iter().map(|&e| (e / 6.0 + 0.5) * scale));
+        for (k, v) in values.enumerate() {
+            let u = (v as u32) & 0xFF_FFFF;
+            rec[3 * k..3 * k + 3].copy_from_slice(&u.to_le_bytes()[..3]);
+        }
+        rec
+    }
+
+    /// Decodes a record as gnubg's restart does (makehyper.md §6); the
+    /// cubeless equity is recomputed from the outputs.
+    pub fn decode(rec: &[u8]) -> Entry {
+        let u24 = |k: usize| u32::from_le_bytes([rec[3 * k], rec[3 * k + 1], rec[3 * k + 2], 0]);
+        let out: [f32; 5] = std::array::from_fn(|k| hyper_probability(u24(k)));
+        let mut eq = [0f32; 5];
+        eq[0] = utility(&out, 1.0);
+        for (k, e) in eq.iter_mut().enumerate().skip(1) {
+            *e = hyper_equity(u24(4 + k));
+        }
+        Entry { out, eq }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Illegal,
+    Over,
+    Play,
+}
+
+/// One row (`us` fixed) of successor lists: for each `them`, 21 roll
+/// lengths then the successor pair indices, in gnubg's move-list order.
+struct SuccessorRow {
+    starts: Vec<u32>,
+    data: Vec<u32>,
+}
+
+/// The Hypergammon solver state.
+pub struct HyperSolver {
+    chequers: usize,
+    n: usize,
+    /// Outputs and equities of every pair, kept apart so that the sweep's
+    /// hot loop reads equities only.
+    out: Vec<[f32; 5]>,
+    eq: Vec<[f32; 5]>,
+    /// Playable pair indices grouped by total pip count, ascending.
+    groups: Vec<Vec<u32>>,
+    rows: Vec<SuccessorRow>,
+}
+
+/// The two boards of pair (`us` on roll, `them`).
+fn pair_board(us: usize, them: usize, chequers: usize) -> Board {
+    let mut b = Board::EMPTY;
+    unrank(them, chequers, &mut b.sides[0]);
+    unrank(us, chequers, &mut b.sides[1]);
+    b
+}
+
+fn classify(b: &Board) -> Class {
+    if (0..24).any(|i| b.sides[0][i] > 0 && b.sides[1][23 - i] > 0) {
+        Class::Illegal
+    } else if b.chequers(0) == 0 || b.chequers(1) == 0 {
+        Class::Over
+    } else {
+        Class::Play
+    }
+}
+
+/// Positions per side: `C(25 + chequers, chequers)`.
+pub fn side_positions(chequers: usize) -> usize {
+    position_count(25, chequers)
+}
+
+/// Bytes of memory the solver needs, estimated before starting.
+pub fn memory_estimate(chequers: usize) -> u64 {
+    let pairs = (side_positions(chequers) as u64).pow(2);
+    // entries + over + classes + successor lists (about 150 indices a pair)
+    pairs * (40 + 40 + 1 + 4 + 150 * 4)
+}
+
+impl HyperSolver {
+    /// Builds the start guess (makehyper.md §3) and the successor tables.
+    pub fn new(chequers: usize) -> HyperSolver {
+        assert!(
+            (1..=3).contains(&chequers),
+            "Hypergammon has 1 to 3 chequers"
+        );
+        let n = side_positions(chequers);
+        let variant = Variant::Hyper(chequers as u8);
+        // Classes are only needed while the tables are built.
+        let mut classes = Vec::with_capacity(n * n);
+        let mut groups = vec![Vec::new(); 2 * 25 * chequers + 1];
+        let mut entries = vec![Entry::default(); n * n];
+        // Built as entries first, then split into planes below.
+        for us in 0..n {
+            for them in 0..n {
+                let b = pair_board(us, them, chequers);
+                let class = classify(&b);
+                let i = us * n + them;
+                match class {
+                    Class::Over => {
+                        entries[i] = Entry::over(eval_over(&b, variant).expect("a side is off"));
+                    }
+                    Class::Play => {
+                        groups[(b.pips(0) + b.pips(1)) as usize].push(i as u32);
+                        entries[i] = Entry {
+                            out: [1.0, 1.0, 0.0, 0.0, 0.0],
+                            eq: [2.0, 0.0, 0.0, 0.0, 0.0],
+                        }
+                    }
+                    Class::Illegal => {}
+                }
+                classes.push(class);
+            }
+        }
+        // Within a group, pairs with the same opponent side read the same
+        // rows of the state: keep them together for the cache.
+        for g in &mut groups {
+            g.sort_unstable_by_key(|&i| (i as usize % n, i as usize / n));
+        }
+        let rows = (0..n)
+            .into_par_iter()
+            .map_init(MoveList::new, |ml, us| {
+                let mut starts = Vec::with_capacity(n + 1);
+                let mut data = Vec::new();
+                for them in 0..n {
+                    starts.push(data.len() as u32);
+                    if classes[us * n + them] != Class::Play {
+                        continue;
+                    }
+                    let b = pair_board(us, them, chequers);
+                    let lens_at = data.len();
+                    data.extend_from_slice(&[0u32; 6]);
+                    for (r, roll) in ROLLS.iter().enumerate() {
+                        let list = ml.generate(&b, roll.high, roll.low);
+                        for m in list {
+                            data.push((rank(&m.sides[0]) * n + rank(&m.sides[1])) as u32);
+                        }
+                        data[lens_at + r / 4] |= (list.len() as u32) << (8 * (r % 4));
+                    }
+                }
+                starts.push(data.len() as u32);
+                data.shrink_to_fit();
+                SuccessorRow { starts, data }
+            })
+            .collect();
+        HyperSolver {
+            chequers,
+            n,
+            out: entries.iter().map(|e| e.out).collect(),
+            eq: entries.iter().map(|e| e.eq).collect(),
+            groups,
+            rows,
+        }
+    }
+
+    /// Chequers per side.
+    pub fn chequers(&self) -> usize {
+        self.chequers
+    }
+
+    /// Positions per side.
+    pub fn side_positions(&self) -> usize {
+        self.n
+    }
+
+    /// The current values of pair (`us` on roll, `them`).
+    pub fn entry(&self, us: usize, them: usize) -> Entry {
+        let i = us * self.n + them;
+        Entry {
+            out: self.out[i],
+            eq: self.eq[i],
+        }
+    }
+
+    /// New value of one playable pair from the current state.
+    fn update(&self, us: usize, them: usize) -> Entry {
+        let n = self.n;
+        let row = &self.rows[us];
+        let block = &row.data[row.starts[them] as usize..row.starts[them + 1] as usize];
+        let (lens, mut succ) = block.split_at(6);
+        let (mut sum_o, mut sum_e) = ([0f32; 5], [0f32; 5]);
+        for (r, roll) in ROLLS.iter().enumerate() {
+            let len = ((lens[r / 4] >> (8 * (r % 4))) & 0xFF) as usize;
+            let (list, rest) = succ.split_at(len);
+            succ = rest;
+            let mut b_e = [-10000f32; 5];
+            // The cubeless choice: the LAST move with the best equity (gnubg
+            // compares with >=). With no legal move gnubg negates the
+            // reversed pair's equities index by index (a quirk kept as is).
+            let mut chosen = them * n + us;
+            if list.is_empty() {
+                b_e = self.eq[chosen].map(|e| -e);
+            }
+            for &i in list {
+                let x = &self.eq[i as usize];
+                let r0 = -x[0];
+                if r0 >= b_e[0] {
+                    b_e[0] = r0;
+                    chosen = i as usize;
+                }
+                let cand = [
+                    -x[4],
+                    -cube(x[2], x[4], 1.0),
+                    -cube(x[3], x[4], 1.0),
+                    -cube(x[1], x[4], 1.0),
+                ];
+                for (b, c) in b_e[1..].iter_mut().zip(cand) {
+                    if c >= *b {
+                        *b = c;
+                    }
+                }
+            }
+            let b_o = invert(&self.out[chosen]);
+            let w = if roll.is_double() { 1.0f32 } else { 2.0 };
+            for k in 0..5 {
+                sum_o[k] += w * b_o[k];
+                sum_e[k] += w * b_e[k];
+            }
+        }
+        Entry {
+            out: sum_o.map(|s| s / 36.0),
+            eq: sum_e.map(|s| s / 36.0),
+        }
+    }
+
+    /// One sweep over every playable pair; returns the largest change of
+    /// any of the ten values (gnubg's "norm of delta"). Pairs are visited
+    /// in groups of equal total pip count, fewest pips first: every move
+    /// lowers the mover's count, so most successors were already updated
+    /// in this sweep and values propagate from the end of the game in one
+    /// sweep rather than one step per sweep. A group is computed in
+    /// parallel from the current state, then stored. `progress` is called
+    /// after each group with the number of pairs done.
+    pub fn sweep(&mut self, mut progress: impl FnMut(usize)) -> f32 {
+        let mut norm = 0f32;
+        let mut done = 0;
+        for g in 0..self.groups.len() {
+            let group = &self.groups[g];
+            let n = self.n;
+            let new: Vec<(Entry, f32)> = group
+                .par_iter()
+                .map(|&i| {
+                    let i = i as usize;
+                    let e = self.update(i / n, i % n);
+                    let d = e
+                        .out
+                        .iter()
+                        .zip(&self.out[i])
+                        .chain(e.eq.iter().zip(&self.eq[i]))
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0f32, f32::max);
+                    (e, d)
+                })
+                .collect();
+            for (&i, (e, d)) in self.groups[g].iter().zip(new) {
+                self.out[i as usize] = e.out;
+                self.eq[i as usize] = e.eq;
+                norm = norm.max(d);
+            }
+            done += self.groups[g].len();
+            progress(done);
+        }
+        norm
+    }
+
+    /// Number of pairs a sweep updates.
+    pub fn playable_pairs(&self) -> usize {
+        self.groups.iter().map(Vec::len).sum()
+    }
+
+    /// The file's header kind.
+    pub fn kind(&self) -> Kind {
+        Kind::Hyper {
+            chequers: self.chequers as u8,
+        }
+    }
+
+    /// Size of the file [`HyperSolver::write`] produces.
+    pub fn output_len(&self) -> u64 {
+        HEADER_LEN as u64 + (self.n as u64).pow(2) * RECORD_LEN as u64
+    }
+
+    /// Writes the database (header and every record) in gnubg's format.
+    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(&self.kind().header())?;
+        let mut buf = Vec::with_capacity(self.n * RECORD_LEN);
+        for us in 0..self.n {
+            buf.clear();
+            for them in 0..self.n {
+                buf.extend_from_slice(&self.entry(us, them).encode());
+            }
+            out.write_all(&buf)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the state with the records of a database or checkpoint
+    /// (`bytes` = the whole file). Errors name what does not fit.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let kind = Kind::parse(bytes).map_err(|e| e.to_string())?;
+        if kind != self.kind() {
+            return Err(format!(
+                "it is a {kind} file, this run makes {}",
+                self.kind()
+            ));
+        }
+        if bytes.len() as u64 != self.output_len() {
+            return Err(format!(
+                "it is {} bytes, a {} file has {}",
+                bytes.len(),
+                self.kind(),
+                self.output_len()
+            ));
+        }
+        let variant = Variant::Hyper(self.chequers as u8);
+        for (i, rec) in bytes[HEADER_LEN..].chunks_exact(RECORD_LEN).enumerate() {
+            let mut e = Entry::decode(rec);
+            if e.out.iter().any(|&p| p > 1.0) {
+                return Err(format!("record {i} has a probability above 1"));
+            }
+            // gnubg rewrites finished games with exact values when its sweep
+            // reaches them; ours never revisits them, so do it here.
+            let b = pair_board(i / self.n, i % self.n, self.chequers);
+            if classify(&b) == Class::Over {
+                e = Entry::over(eval_over(&b, variant).expect("a side is off"));
+            }
+            self.out[i] = e.out;
+            self.eq[i] = e.eq;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn illegal_record_encoding() {
+        let rec = Entry::default().encode();
+        assert_eq!(&rec[..15], &[0u8; 15]);
+        assert_eq!(&rec[15..27], &[0xFF, 0xFF, 0x7F].repeat(4)[..]);
+        assert_eq!(rec[27], 0);
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let e = Entry::over([1.0, 1.0, 0.0, 0.0, 0.0]);
+        let d = Entry::decode(&e.encode());
+        assert_eq!(d.out, e.out);
+        for k in 0..5 {
+            assert!(
+                (d.eq[k] - e.eq[k]).abs() < 1e-6,
+                "{k}: {} vs {}",
+                d.eq[k],
+                e.eq[k]
+            );
+        }
+    }
+
+    #[test]
+    fn one_chequer_converges_to_sane_values() {
+        let mut s = HyperSolver::new(1);
+        let mut sweeps = 0;
+        while s.sweep(|_| {}) > 1e-6 {
+            sweeps += 1;
+            assert!(sweeps < 100);
+        }
+        // A chequer on the ace point against one in our home board (its
+        // index 20 is our 4-point): the roller bears off with any roll.
+        let us = rank(&{
+            let mut a = [0u8; 25];
+            a[0] = 1;
+            a
+        });
+        let them = rank(&{
+            let mut a = [0u8; 25];
+            a[20] = 1;
+            a
+        });
+        let e = s.entry(us, them);
+        assert_eq!(e.out[0], 1.0);
+        assert_eq!(e.out[1], 1.0);
+        assert_eq!(
+            e.out[2], 1.0,
+            "opponent's chequer is in our home board: backgammon"
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! Atomic output files: written to a temporary file in the destination's
+//! directory and renamed over the final name only when complete, so a crash,
+//! a full disk or an error never leaves a truncated file under that name.
+
+use crate::published::HashingWriter;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A file being written; it appears under its final name on [`commit`](Self::commit).
+pub struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+/// The directory a path's file lives in (`.` for a bare name).
+pub fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Fails unless a file can be created next to `path` (and `path` is not a
+/// directory); also removes temporaries an earlier run left behind when it
+/// was killed while writing `path`. Creates nothing.
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    if path.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    remove_stale_temporaries(path);
+    drop(AtomicFile::create(path)?);
+    Ok(())
+}
+
+/// Deletes `.NAME.XXXXXX.tmp` files (our temporaries for `path`) left by a
+/// killed run.
+fn remove_stale_temporaries(path: &Path) {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(parent_dir(path)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let stale = file
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .is_some_and(|mid| mid.len() == 6 && mid.chars().all(|c| c.is_ascii_alphanumeric()));
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (creates `.NAME.XXXXXX.tmp` next to it). Fails
+    /// at once if the directory is missing or not writable.
+    pub fn create(path: &Path) -> io::Result<AtomicFile> {
+        let name = path
+            .file_name()
+            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(parent_dir(path))?;
+        Ok(AtomicFile {
+            tmp,
+            path: path.to_owned(),
+        })
+    }
+
+    /// Writes the whole content with `fill` through a buffer, returning the
+    /// content's MD5 (hex).
+    pub fn write_all_with(
+        &mut self,
+        fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<String> {
+        let mut writer = HashingWriter::new(BufWriter::with_capacity(1 << 22, self.tmp.as_file()));
+        fill(&mut writer)?;
+        writer.flush()?;
+        Ok(writer.finish().1)
+    }
+
+    /// Syncs the data and renames the file to its final name.
+    pub fn commit(self) -> io::Result<()> {
+        self.tmp.as_file().sync_all()?;
+        make_readable(self.tmp.path());
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn make_readable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    // Best effort: databases are not secret; gnubg creates them 0666 & umask.
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
+}
+
+#[cfg(not(unix))]
+fn make_readable(_: &Path) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appears_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.bd");
+        let mut f = AtomicFile::create(&path).unwrap();
+        let md5 = f.write_all_with(|w| w.write_all(b"abc")).unwrap();
+        assert_eq!(md5, "900150983cd24fb0d6963f7d28e17f72");
+        assert!(!path.exists());
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"abc");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn stale_temporaries_are_removed_and_directories_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.bd");
+        std::fs::write(dir.path().join(".x.bd.AbC123.tmp"), b"old").unwrap();
+        std::fs::write(dir.path().join(".y.bd.AbC123.tmp"), b"other").unwrap();
+        check_writable(&path).unwrap();
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from(".y.bd.AbC123.tmp")]);
+        assert!(check_writable(dir.path()).is_err());
+    }
+
+    #[test]
+    fn dropped_file_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.bd");
+        let mut f = AtomicFile::create(&path).unwrap();
+        f.write_all_with(|w| w.write_all(b"partial")).unwrap();
+        drop(f);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

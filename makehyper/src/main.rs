@@ -1,0 +1,51 @@
+//! `makehyper`: gnubg-compatible Hypergammon database generator.
+
+mod cli;
+mod run;
+
+use clap::Parser;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("makehyper: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    if cli.version {
+        println!("makehyper (bgkit) {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if let Some(n) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.into())
+            .build_global()
+        {
+            eprintln!("makehyper: error: cannot start {n} threads: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+        eprintln!("makehyper: warning: no signal handler ({e})");
+    }
+    match run::run(&cli, stop) {
+        Ok(run::Outcome::Done) => ExitCode::SUCCESS,
+        Ok(run::Outcome::Interrupted) => ExitCode::from(130),
+        Err(e) => {
+            eprintln!("makehyper: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! One makehyper run: validate, start or restart, sweep with checkpoints, write.
+
+use crate::cli::Cli;
+use anyhow::{bail, Context, Result};
+use databases::hyper::{memory_estimate, HyperSolver};
+use databases::output::{check_writable, parent_dir, AtomicFile};
+use databases::progress::Progress;
+use databases::resources::{ensure_fits, human, peak_memory};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How a run ended without error.
+pub enum Outcome {
+    /// Converged and written.
+    Done,
+    /// Stopped by a signal; the last checkpoint is kept.
+    Interrupted,
+}
+
+fn checkpoint_path(out: &Path) -> PathBuf {
+    let mut s = out.as_os_str().to_owned();
+    s.push(".tmp");
+    PathBuf::from(s)
+}
+
+/// Writes the solver's state to `path` atomically, returning the MD5.
+fn save(solver: &HyperSolver, path: &Path) -> Result<String> {
+    let mut file =
+        AtomicFile::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let md5 = file
+        .write_all_with(|w| solver.write(w))
+        .and_then(|md5| file.commit().map(|()| md5))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(md5)
+}
+
+/// Runs makehyper as the command line asks.
+pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
+    let chequers = usize::from(cli.chequers);
+    let out = cli
+        .outfile
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("hyper{chequers}.bd")));
+    let dir = parent_dir(&out);
+    if !dir.is_dir() {
+        bail!("output directory {} does not exist", dir.display());
+    }
+    // Read the restart file before any heavy work: its errors come first.
+    let restart = cli
+        .restart
+        .as_ref()
+        .map(|p| {
+            std::fs::read(p)
+                .map(|b| (p, b))
+                .with_context(|| format!("cannot read restart file {}", p.display()))
+        })
+        .transpose()?;
+    let ckpt = checkpoint_path(&out);
+    let checkpoints = !cli.no_checkpoint;
+    let solver_bytes = (databases::hyper::side_positions(chequers) as u64).pow(2) * 28 + 40;
+    ensure_fits(
+        memory_estimate(chequers),
+        solver_bytes * if checkpoints { 2 } else { 1 },
+        &dir,
+    )?;
+    // Fail now, not after the work, if the output cannot be written.
+    check_writable(&out).with_context(|| format!("cannot write {}", out.display()))?;
+
+    let start = Instant::now();
+    let mut solver = HyperSolver::new(chequers);
+    if let Some((path, bytes)) = &restart {
+        solver
+            .restore(bytes)
+            .map_err(|e| anyhow::anyhow!("cannot restart from {}: {e}", path.display()))?;
+    }
+    if !cli.quiet {
+        let n = solver.side_positions();
+        eprintln!(
+            "makehyper: {chequers} chequers, {n} positions per side, {} pairs, threshold {:e}, start {} ({:.1} s to build the successor tables)",
+            n * n,
+            cli.threshold,
+            restart.as_ref().map_or_else(|| "guess".to_string(), |(p, _)| format!("from {}", p.display())),
+            start.elapsed().as_secs_f64()
+        );
+    }
+    let mut sweeps = 0usize;
+    loop {
+        let t = Instant::now();
+        let mut progress = Progress::new(
+            "makehyper",
+            "pairs",
+            solver.playable_pairs() as u64,
+            cli.quiet,
+        );
+        let mut interrupted = false;
+        let norm = solver.sweep(|done| {
+            progress.update(done as u64);
+            interrupted |= stop.load(Ordering::SeqCst);
+        });
+        progress.finish();
+        if interrupted || stop.load(Ordering::SeqCst) {
+            if checkpoints && sweeps > 0 {
+                eprintln!(
+                    "makehyper: interrupted; {} holds sweep {sweeps}: restart with -r {}",
+                    ckpt.display(),
+                    ckpt.display()
+                );
+            } else {
+                eprintln!("makehyper: interrupted before a checkpoint was written");
+            }
+            return Ok(Outcome::Interrupted);
+        }
+        sweeps += 1;
+        if !cli.quiet {
+            eprintln!(
+                "makehyper: sweep {sweeps}: norm of delta {norm:.6}, {:.2} s",
+                t.elapsed().as_secs_f64()
+            );
+        }
+        // gnubg stops unless the norm is greater (a NaN norm also stops).
+        let converged = norm.partial_cmp(&cli.threshold) != Some(std::cmp::Ordering::Greater);
+        if checkpoints && !converged {
+            save(&solver, &ckpt)?;
+        }
+        if converged {
+            break;
+        }
+    }
+    let md5 = {
+        let mut output =
+            AtomicFile::create(&out).with_context(|| format!("cannot write {}", out.display()))?;
+        let md5 = output
+            .write_all_with(|w| solver.write(w))
+            .with_context(|| format!("cannot write {}", out.display()))?;
+        output
+            .commit()
+            .with_context(|| format!("cannot write {}", out.display()))?;
+        md5
+    };
+    if checkpoints && ckpt.exists() {
+        std::fs::remove_file(&ckpt).with_context(|| format!("cannot remove {}", ckpt.display()))?;
+    }
+    if !cli.quiet {
+        eprintln!(
+            "makehyper: wrote {} ({} bytes) after {sweeps} sweeps in {:.2} s, peak memory {}",
+            out.display(),
+            solver.output_len(),
+            start.elapsed().as_secs_f64(),
+            peak_memory().map_or_else(|| "unknown".into(), human)
+        );
+        eprintln!("makehyper: MD5 {md5}");
+    }
+    Ok(Outcome::Done)
+}
