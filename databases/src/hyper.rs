@@ -1,13 +1,16 @@
 //! Hypergammon databases (spec makehyper.md): value iteration over every pair
 //! of 1–3 chequer positions, and gnubg's 28-byte record encoding.
 //!
-//! gnubg sweeps in place in `(us, them)` order, one position at a time. bgkit
-//! precomputes every successor once and sweeps column by column (`them`
-//! outer): the entries of one column are computed in parallel from the
-//! current state and then stored (Gauss–Seidel across columns, Jacobi within
-//! one), which is deterministic and keeps the rows being read in cache. The
-//! fixed point is the same; the converged values agree with gnubg's to well
-//! within the threshold (see docs/makehyper.md).
+//! gnubg sweeps in place in `(us, them)` order, one position at a time,
+//! generating moves as it goes. bgkit precomputes every successor once and
+//! sweeps pairs in groups of equal total pip count, fewest pips first: every
+//! move lowers the mover's pips, so most successors were already updated in
+//! the same sweep and the values propagate from the end of the game in one
+//! sweep. A group is computed in parallel from the current state, then
+//! stored (deterministic whatever the thread count). The successor table is
+//! laid out in sweep order, so each sweep streams it sequentially. The fixed
+//! point is gnubg's; the converged values agree with gnubg's well within the
+//! threshold (see docs/makehyper.md).
 
 use crate::decode::{hyper_equity, hyper_probability};
 use crate::header::{Kind, HEADER_LEN};
@@ -102,11 +105,56 @@ enum Class {
     Play,
 }
 
-/// One row (`us` fixed) of successor lists: for each `them`, 21 roll
-/// lengths then the successor pair indices, in gnubg's move-list order.
-struct SuccessorRow {
+/// The playable pairs of one total pip count, in sweep order, with their
+/// successors: per pair, 6 words packing the 21 list lengths (a byte each),
+/// then the successor pair indices of every roll in gnubg's move-list order.
+struct Group {
+    pairs: Vec<u32>,
     starts: Vec<u32>,
     data: Vec<u32>,
+}
+
+impl Group {
+    /// Generates the successor lists of `pairs` (in parallel).
+    fn new(pairs: Vec<u32>, n: usize, chequers: usize) -> Group {
+        const CHUNK: usize = 2048;
+        let chunks: Vec<(Vec<u32>, Vec<u32>)> = pairs
+            .par_chunks(CHUNK)
+            .map_init(MoveList::new, |ml, chunk| {
+                let mut data = Vec::new();
+                let mut lens = Vec::with_capacity(chunk.len());
+                for &i in chunk {
+                    let start = data.len();
+                    let b = pair_board(i as usize / n, i as usize % n, chequers);
+                    data.extend_from_slice(&[0u32; 6]);
+                    for (r, roll) in ROLLS.iter().enumerate() {
+                        let list = ml.generate(&b, roll.high, roll.low);
+                        for m in list {
+                            data.push((rank(&m.sides[0]) * n + rank(&m.sides[1])) as u32);
+                        }
+                        data[start + r / 4] |= (list.len() as u32) << (8 * (r % 4));
+                    }
+                    lens.push((data.len() - start) as u32);
+                }
+                (data, lens)
+            })
+            .collect();
+        let total = chunks.iter().map(|(d, _)| d.len()).sum();
+        let mut data = Vec::with_capacity(total);
+        let mut starts = Vec::with_capacity(pairs.len() + 1);
+        starts.push(0u32);
+        for (d, lens) in chunks {
+            data.extend_from_slice(&d);
+            for l in lens {
+                starts.push(starts.last().expect("starts has a first entry") + l);
+            }
+        }
+        Group {
+            pairs,
+            starts,
+            data,
+        }
+    }
 }
 
 /// The Hypergammon solver state.
@@ -117,9 +165,8 @@ pub struct HyperSolver {
     /// hot loop reads equities only.
     out: Vec<[f32; 5]>,
     eq: Vec<[f32; 5]>,
-    /// Playable pair indices grouped by total pip count, ascending.
-    groups: Vec<Vec<u32>>,
-    rows: Vec<SuccessorRow>,
+    /// Playable pairs grouped by total pip count, ascending.
+    groups: Vec<Group>,
 }
 
 /// The two boards of pair (`us` on roll, `them`).
@@ -148,8 +195,9 @@ pub fn side_positions(chequers: usize) -> usize {
 /// Bytes of memory the solver needs, estimated before starting.
 pub fn memory_estimate(chequers: usize) -> u64 {
     let pairs = (side_positions(chequers) as u64).pow(2);
-    // entries + over + classes + successor lists (about 150 indices a pair)
-    pairs * (40 + 40 + 1 + 4 + 150 * 4)
+    // state planes (40 bytes a pair) + successor table (measured: 3/4 of the
+    // pairs are playable, with about 112 successors each for 3 chequers)
+    pairs * (40 + 400)
 }
 
 impl HyperSolver {
@@ -161,61 +209,48 @@ impl HyperSolver {
         );
         let n = side_positions(chequers);
         let variant = Variant::Hyper(chequers as u8);
-        // Classes are only needed while the tables are built.
-        let mut classes = Vec::with_capacity(n * n);
-        let mut groups = vec![Vec::new(); 2 * 25 * chequers + 1];
+        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); 2 * 25 * chequers + 1];
         let mut entries = vec![Entry::default(); n * n];
-        // Built as entries first, then split into planes below.
-        for us in 0..n {
-            for them in 0..n {
-                let b = pair_board(us, them, chequers);
-                let class = classify(&b);
-                let i = us * n + them;
-                match class {
-                    Class::Over => {
-                        entries[i] = Entry::over(eval_over(&b, variant).expect("a side is off"));
-                    }
-                    Class::Play => {
-                        groups[(b.pips(0) + b.pips(1)) as usize].push(i as u32);
-                        entries[i] = Entry {
-                            out: [1.0, 1.0, 0.0, 0.0, 0.0],
-                            eq: [2.0, 0.0, 0.0, 0.0, 0.0],
+        let rows: Vec<Vec<(Entry, Option<usize>)>> = (0..n)
+            .into_par_iter()
+            .map(|us| {
+                (0..n)
+                    .map(|them| {
+                        let b = pair_board(us, them, chequers);
+                        match classify(&b) {
+                            Class::Over => (
+                                Entry::over(eval_over(&b, variant).expect("a side is off")),
+                                None,
+                            ),
+                            Class::Play => (
+                                Entry {
+                                    out: [1.0, 1.0, 0.0, 0.0, 0.0],
+                                    eq: [2.0, 0.0, 0.0, 0.0, 0.0],
+                                },
+                                Some((b.pips(0) + b.pips(1)) as usize),
+                            ),
+                            Class::Illegal => (Entry::default(), None),
                         }
-                    }
-                    Class::Illegal => {}
+                    })
+                    .collect()
+            })
+            .collect();
+        for (us, row) in rows.into_iter().enumerate() {
+            for (them, (e, pips)) in row.into_iter().enumerate() {
+                entries[us * n + them] = e;
+                if let Some(p) = pips {
+                    groups[p].push((us * n + them) as u32);
                 }
-                classes.push(class);
             }
         }
-        // Within a group, pairs with the same opponent side read the same
-        // rows of the state: keep them together for the cache.
-        for g in &mut groups {
-            g.sort_unstable_by_key(|&i| (i as usize % n, i as usize / n));
-        }
-        let rows = (0..n)
-            .into_par_iter()
-            .map_init(MoveList::new, |ml, us| {
-                let mut starts = Vec::with_capacity(n + 1);
-                let mut data = Vec::new();
-                for them in 0..n {
-                    starts.push(data.len() as u32);
-                    if classes[us * n + them] != Class::Play {
-                        continue;
-                    }
-                    let b = pair_board(us, them, chequers);
-                    let lens_at = data.len();
-                    data.extend_from_slice(&[0u32; 6]);
-                    for (r, roll) in ROLLS.iter().enumerate() {
-                        let list = ml.generate(&b, roll.high, roll.low);
-                        for m in list {
-                            data.push((rank(&m.sides[0]) * n + rank(&m.sides[1])) as u32);
-                        }
-                        data[lens_at + r / 4] |= (list.len() as u32) << (8 * (r % 4));
-                    }
-                }
-                starts.push(data.len() as u32);
-                data.shrink_to_fit();
-                SuccessorRow { starts, data }
+        let groups = groups
+            .into_iter()
+            .filter(|g| !g.is_empty())
+            .map(|mut pairs| {
+                // Pairs with the same opponent side read the same rows of
+                // the state: keep them together for the cache.
+                pairs.sort_unstable_by_key(|&i| (i as usize % n, i as usize / n));
+                Group::new(pairs, n, chequers)
             })
             .collect();
         HyperSolver {
@@ -224,7 +259,6 @@ impl HyperSolver {
             out: entries.iter().map(|e| e.out).collect(),
             eq: entries.iter().map(|e| e.eq).collect(),
             groups,
-            rows,
         }
     }
 
@@ -247,11 +281,10 @@ impl HyperSolver {
         }
     }
 
-    /// New value of one playable pair from the current state.
-    fn update(&self, us: usize, them: usize) -> Entry {
+    /// New value of one playable pair from the current state, given its
+    /// successor block.
+    fn update(&self, us: usize, them: usize, block: &[u32]) -> Entry {
         let n = self.n;
-        let row = &self.rows[us];
-        let block = &row.data[row.starts[them] as usize..row.starts[them + 1] as usize];
         let (lens, mut succ) = block.split_at(6);
         let (mut sum_o, mut sum_e) = ([0f32; 5], [0f32; 5]);
         for (r, roll) in ROLLS.iter().enumerate() {
@@ -312,11 +345,12 @@ impl HyperSolver {
         for g in 0..self.groups.len() {
             let group = &self.groups[g];
             let n = self.n;
-            let new: Vec<(Entry, f32)> = group
-                .par_iter()
-                .map(|&i| {
-                    let i = i as usize;
-                    let e = self.update(i / n, i % n);
+            let new: Vec<(Entry, f32)> = (0..group.pairs.len())
+                .into_par_iter()
+                .map(|k| {
+                    let i = group.pairs[k] as usize;
+                    let block = &group.data[group.starts[k] as usize..group.starts[k + 1] as usize];
+                    let e = self.update(i / n, i % n, block);
                     let d = e
                         .out
                         .iter()
@@ -327,12 +361,12 @@ impl HyperSolver {
                     (e, d)
                 })
                 .collect();
-            for (&i, (e, d)) in self.groups[g].iter().zip(new) {
+            for (&i, (e, d)) in self.groups[g].pairs.iter().zip(new) {
                 self.out[i as usize] = e.out;
                 self.eq[i as usize] = e.eq;
                 norm = norm.max(d);
             }
-            done += self.groups[g].len();
+            done += self.groups[g].pairs.len();
             progress(done);
         }
         norm
@@ -340,7 +374,7 @@ impl HyperSolver {
 
     /// Number of pairs a sweep updates.
     pub fn playable_pairs(&self) -> usize {
-        self.groups.iter().map(Vec::len).sum()
+        self.groups.iter().map(|g| g.pairs.len()).sum()
     }
 
     /// The file's header kind.

@@ -54,7 +54,7 @@ pub enum ReadError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LookupError {
     /// The index is not below the number of records.
-    #[error("index {index} is out of range: the database has {count} records (0..={last})", last = count - 1)]
+    #[error("index {index} is out of range: the database has {count} records (0..={last})", last = count.saturating_sub(1))]
     IndexOutOfRange {
         /// The index asked for.
         index: u64,

@@ -23,7 +23,7 @@ The database is solved by value iteration until no value changes by more than
 the threshold in a sweep. After every sweep the state is saved to FILE.tmp
 (in the output format; disable with -n), so an interrupted run loses at most
 one sweep: restart it with -r FILE.tmp. Memory: about 25 MB for 2 chequers,
-about 7 GB for 3 chequers (successor tables are precomputed).";
+about 5 GB for 3 chequers (successor tables are precomputed).";
 
 /// Generate GNU Backgammon Hypergammon databases.
 #[derive(Parser, Debug)]
@@ -36,7 +36,7 @@ about 7 GB for 3 chequers (successor tables are precomputed).";
 pub struct Cli {
     /// Chequers per side (1-3).
     #[arg(short = 'c', long = "chequers", value_name = "C", default_value = "3",
-          value_parser = clap::value_parser!(u8).range(1..=3))]
+          value_parser = clap::value_parser!(u8).range(1..=3), allow_negative_numbers = true)]
     pub chequers: u8,
 
     /// Output file (default: hyper<C>.bd).

@@ -6,6 +6,7 @@ use databases::hyper::{memory_estimate, HyperSolver};
 use databases::output::{check_writable, parent_dir, AtomicFile};
 use databases::progress::Progress;
 use databases::resources::{ensure_fits, human, peak_memory};
+use databases::Kind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -36,6 +37,25 @@ fn save(solver: &HyperSolver, path: &Path) -> Result<String> {
     Ok(md5)
 }
 
+/// Checks the header and size of a restart file (`len` = the size of a
+/// complete file for this run).
+fn check_restart(bytes: &[u8], chequers: usize, len: u64) -> Result<(), String> {
+    let want = Kind::Hyper {
+        chequers: chequers as u8,
+    };
+    let kind = Kind::parse(bytes).map_err(|e| e.to_string())?;
+    if kind != want {
+        return Err(format!("it is a {kind} file, this run makes {want}"));
+    }
+    if bytes.len() as u64 != len {
+        return Err(format!(
+            "it is {} bytes, a complete {want} file has {len} (truncated?)",
+            bytes.len()
+        ));
+    }
+    Ok(())
+}
+
 /// Runs makehyper as the command line asks.
 pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let chequers = usize::from(cli.chequers);
@@ -44,6 +64,13 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("hyper{chequers}.bd")));
     let dir = parent_dir(&out);
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "cannot write {}: {} is not a directory",
+            out.display(),
+            dir.display()
+        );
+    }
     if !dir.is_dir() {
         bail!("output directory {} does not exist", dir.display());
     }
@@ -57,9 +84,15 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
                 .with_context(|| format!("cannot read restart file {}", p.display()))
         })
         .transpose()?;
+    let solver_bytes = (databases::hyper::side_positions(chequers) as u64).pow(2) * 28 + 40;
+    // Refuse a wrong or truncated restart file before building the tables
+    // (minutes and gigabytes for 3 chequers).
+    if let Some((path, bytes)) = &restart {
+        check_restart(bytes, chequers, solver_bytes)
+            .map_err(|e| anyhow::anyhow!("cannot restart from {}: {e}", path.display()))?;
+    }
     let ckpt = checkpoint_path(&out);
     let checkpoints = !cli.no_checkpoint;
-    let solver_bytes = (databases::hyper::side_positions(chequers) as u64).pow(2) * 28 + 40;
     ensure_fits(
         memory_estimate(chequers),
         solver_bytes * if checkpoints { 2 } else { 1 },
@@ -67,6 +100,10 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     )?;
     // Fail now, not after the work, if the output cannot be written.
     check_writable(&out).with_context(|| format!("cannot write {}", out.display()))?;
+    if checkpoints {
+        // Also removes the temporary of a checkpoint a killed run was writing.
+        check_writable(&ckpt).with_context(|| format!("cannot write {}", ckpt.display()))?;
+    }
 
     let start = Instant::now();
     let mut solver = HyperSolver::new(chequers);

@@ -73,9 +73,9 @@ pub fn run(
         if worst == 0.0 {
             println!("identical values");
         } else if pass {
-            println!("largest difference {worst:.6e} is within the tolerance {tolerance:e}");
+            println!("largest difference {worst:.6e} is within the tolerance {tolerance}");
         } else {
-            println!("largest difference {worst:.6e} EXCEEDS the tolerance {tolerance:e}");
+            println!("largest difference {worst:.6e} EXCEEDS the tolerance {tolerance}");
         }
     }
     Ok(if pass { Outcome::Pass } else { Outcome::Fail })
