@@ -209,7 +209,11 @@ impl HyperSolver {
         );
         let n = side_positions(chequers);
         let variant = Variant::Hyper(chequers as u8);
-        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); 2 * 25 * chequers + 1];
+        // Two groups per total pip count: pairs with `us <= them`, then the
+        // others. A pair and its reverse (which a dance reads) are then never
+        // computed together from the same old values, which would make them
+        // flip signs back and forth instead of converging.
+        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); 2 * (2 * 25 * chequers + 1)];
         let mut entries = vec![Entry::default(); n * n];
         let rows: Vec<Vec<(Entry, Option<usize>)>> = (0..n)
             .into_par_iter()
@@ -239,7 +243,7 @@ impl HyperSolver {
             for (them, (e, pips)) in row.into_iter().enumerate() {
                 entries[us * n + them] = e;
                 if let Some(p) = pips {
-                    groups[p].push((us * n + them) as u32);
+                    groups[2 * p + usize::from(us > them)].push((us * n + them) as u32);
                 }
             }
         }
