@@ -1,0 +1,107 @@
+//! The approximate reciprocal (`rcpps`) that Debian's fast-math gnubg 1.07
+//! uses in the hidden-layer sigmoid (spec nets.md §4.2). Its low bits are
+//! CPU-model dependent, so two versions exist: [`rcp_reference`], a portable
+//! table emulation of the CPU that produced the reference evaluations (AMD
+//! EPYC, Zen 4), and [`rcp_native`], this CPU's own instruction (x86-64).
+
+use crate::rcp_table::TABLE;
+
+/// The reference CPU's `rcpps` of a normal, finite `x` with `|x|` in
+/// [2^-125, 2^125] (the sigmoid's denominators lie in [1, 2·10^4]). Exact
+/// for every such input on the reference CPU: the result has 12 significant
+/// bits, chosen by the top 12 bits of `x`'s mantissa, and scales with the
+/// exponent.
+#[inline(always)]
+pub fn rcp_reference(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let exp = (bits >> 23) & 0xff;
+    debug_assert!(
+        (2..=252).contains(&exp),
+        "rcp_reference outside its range: {x}"
+    );
+    let mantissa = u32::from(TABLE[((bits >> 11) & 0xfff) as usize]) << 11;
+    f32::from_bits((bits & 0x8000_0000) | ((253 - exp) << 23) | mantissa)
+}
+
+/// Four lanes of [`rcp_reference`].
+#[inline(always)]
+pub fn rcp4_reference(t: [f32; 4]) -> [f32; 4] {
+    t.map(rcp_reference)
+}
+
+/// This CPU's `rcpps` on four values, lane by lane.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code, unused_unsafe)]
+#[inline(always)]
+pub fn rcp4_native(t: [f32; 4]) -> [f32; 4] {
+    use core::arch::x86_64::{__m128, _mm_rcp_ps, _mm_setr_ps};
+    // SAFETY: SSE is part of the x86-64 baseline, so `_mm_setr_ps` and
+    // `_mm_rcp_ps` exist on every x86-64 CPU (older compilers still mark
+    // them unsafe). `__m128` and `[f32; 4]` are both 16 bytes of plain f32
+    // data, and every bit pattern is valid for both, so the transmute is
+    // sound.
+    unsafe {
+        let r: __m128 = _mm_rcp_ps(_mm_setr_ps(t[0], t[1], t[2], t[3]));
+        core::mem::transmute::<__m128, [f32; 4]>(r)
+    }
+}
+
+/// Without x86-64 there is no `rcpps`; the native arithmetic is refused on
+/// such targets (see `Arithmetic::is_supported`), this is never called.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn rcp4_native(t: [f32; 4]) -> [f32; 4] {
+    rcp4_reference(t)
+}
+
+/// This CPU's `rcpps` of one value (x86-64), for comparisons.
+pub fn rcp_native(x: f32) -> f32 {
+    rcp4_native([x; 4])[0]
+}
+
+/// Inputs in [1, 2) (every `step`-th mantissa) where this CPU's `rcpps`
+/// differs from the reference CPU's, as (input, reference, native) bits.
+/// Always empty off x86-64 (the native version is the emulation there).
+pub fn native_mismatches(step: usize) -> Vec<(u32, u32, u32)> {
+    let mut bad = Vec::new();
+    for m in (0..1u32 << 23).step_by(step.max(1)) {
+        let x = f32::from_bits(0x3f80_0000 | m);
+        let (want, got) = (rcp_reference(x), rcp_native(x));
+        if want.to_bits() != got.to_bits() {
+            bad.push((x.to_bits(), want.to_bits(), got.to_bits()));
+        }
+    }
+    bad
+}
+
+/// True if this CPU's `rcpps` agrees with the reference CPU's on a sample of
+/// inputs (then the native fast-math arithmetic reproduces the reference
+/// data too).
+pub fn native_matches_reference() -> bool {
+    cfg!(target_arch = "x86_64") && native_mismatches(997).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emulation_examples() {
+        // Measured on the reference CPU.
+        for (x, r) in [
+            (0x3f80_0000u32, 0x3f7f_f000u32), // 1.0
+            (0x4040_0000, 0x3eaa_a800),       // 3.0
+            (0x4120_0000, 0x3dcc_c000),       // 10.0
+            (0x469b_b6be, 0x3852_7000),       // 19931.371
+            (0x3fff_ffff, 0x3f00_0000),       // 1.9999999
+        ] {
+            assert_eq!(rcp_reference(f32::from_bits(x)).to_bits(), r, "{x:08x}");
+        }
+        assert_eq!(rcp_reference(-3.0), -rcp_reference(3.0));
+        // About 12 bits of precision.
+        for k in 1..1000 {
+            let x = 1.0 + k as f32 * 0.987;
+            assert!((rcp_reference(x) * x - 1.0).abs() < 1.0 / 2048.0, "{x}");
+        }
+    }
+}

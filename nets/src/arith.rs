@@ -1,0 +1,70 @@
+//! Which floating-point arithmetic the evaluator reproduces (spec nets.md
+//! §4, §4.2; inputs.md §7).
+
+use databases::decode::Scale;
+
+/// The arithmetic of one gnubg build. All three are deterministic; they
+/// differ from each other by up to a few 1e-5 in the outputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Arithmetic {
+    /// Portable IEEE f32 as gnubg's SSE build computes it without fast-math:
+    /// SIMD-form hidden sigmoid with true division, output sums in four
+    /// interleaved lanes. The fast default.
+    #[default]
+    Ieee,
+    /// The spec's scalar reference (nets.md §4): scalar hidden sigmoid and
+    /// sequential output sums. Slower; for checking the spec's examples.
+    Reference,
+    /// Debian's gnubg 1.07 (x86-64, built with fast-math) as it ran on the
+    /// CPU that produced the reference data: the hidden sigmoid uses that
+    /// CPU's approximate reciprocal (`rcpps`, emulated bit for bit by a
+    /// table, so this works on any CPU), divisions by constants in the inputs
+    /// become multiplications by the f32 reciprocal, bearoff probabilities are
+    /// `u · (1/65535)`, the 1-ply average multiplies by `1/36`.
+    GnubgFastMath,
+    /// Like [`Arithmetic::GnubgFastMath`] with this CPU's own `rcpps`
+    /// (`core::arch`, x86-64 only): what Debian's gnubg computes on this CPU.
+    GnubgFastMathNative,
+}
+
+impl Arithmetic {
+    /// True if this arithmetic can run on the current target.
+    pub fn is_supported(self) -> bool {
+        self != Arithmetic::GnubgFastMathNative || cfg!(target_arch = "x86_64")
+    }
+
+    /// How the input code divides by constants.
+    pub(crate) fn division(self) -> Division {
+        match self {
+            Arithmetic::GnubgFastMath | Arithmetic::GnubgFastMathNative => Division::Reciprocal,
+            _ => Division::True,
+        }
+    }
+
+    /// How bearoff database values become probabilities.
+    pub fn bearoff_scale(self) -> Scale {
+        match self {
+            Arithmetic::GnubgFastMath | Arithmetic::GnubgFastMathNative => Scale::Reciprocal,
+            _ => Scale::Divide,
+        }
+    }
+}
+
+/// Division by a constant: true f32 division, or (fast-math) multiplication
+/// by the f32 reciprocal of the constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Division {
+    True,
+    Reciprocal,
+}
+
+impl Division {
+    /// `x / c` in this arithmetic.
+    #[inline(always)]
+    pub(crate) fn div(self, x: f32, c: f32) -> f32 {
+        match self {
+            Division::True => x / c,
+            Division::Reciprocal => x * (1.0 / c),
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Evaluation from bearoff databases (spec evaluation.md §3): a one-sided
+//! database (gnubg's `gnubg_os0.bd` or ours) and optionally a two-sided one
+//! (`gnubg_ts0.bd`), read through the `databases` crate.
+
+use crate::arith::Arithmetic;
+use crate::race_backgammon::first_off_gammons;
+use crate::Outputs;
+use board::Board;
+use databases::decode::{probabilities, race_probabilities};
+use databases::one_sided::Distribution;
+use databases::{Database, Kind};
+use std::fmt;
+use std::path::Path;
+
+/// Why a set of bearoff databases cannot be used for evaluation.
+#[derive(Debug, thiserror::Error)]
+pub enum BearoffError {
+    /// The file could not be opened or is not a valid database.
+    #[error(transparent)]
+    Read(#[from] databases::reader::ReadError),
+    /// The database kind cannot be used by the evaluator.
+    #[error("{path}: {kind} databases cannot be used for evaluation (need an exact one-sided or a two-sided bearoff database)")]
+    Unsupported {
+        /// The file.
+        path: String,
+        /// What it holds.
+        kind: Kind,
+    },
+    /// Two databases of the same kind were given.
+    #[error("{0}: a {1} database was already given; pass at most one one-sided and one two-sided database")]
+    Duplicate(String, &'static str),
+    /// The one-sided database covers fewer than the six home points.
+    #[error("{0}: a one-sided database must cover at least 6 points (it has {1})")]
+    TooSmall(String, usize),
+    /// No one-sided database: races cannot be evaluated.
+    #[error("no one-sided bearoff database: gnubg's evaluation needs one (gnubg_os0.bd, or `makebearoff -o 6`)")]
+    NoOneSided,
+}
+
+/// An exact one-sided database (15 chequers on `points` points).
+struct OneSided {
+    db: Database,
+    points: usize,
+    name: String,
+}
+
+/// A two-sided database (`chequers` per side on `points` points).
+struct TwoSided {
+    db: Database,
+    points: usize,
+    chequers: usize,
+    name: String,
+}
+
+/// The databases an evaluator uses: a one-sided database (required; gnubg's
+/// `pbc1`) and an optional two-sided one (`pbc2`).
+pub struct BearoffDatabases {
+    one: OneSided,
+    two: Option<TwoSided>,
+}
+
+impl fmt::Debug for BearoffDatabases {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BearoffDatabases")
+            .field("one_sided", &self.one.name)
+            .field("two_sided", &self.two.as_ref().map(|t| &t.name))
+            .finish()
+    }
+}
+
+/// A database file sorted by kind, before assembling [`BearoffDatabases`].
+pub enum BearoffFile {
+    /// Exact one-sided.
+    OneSided(Database, String),
+    /// Two-sided.
+    TwoSided(Database, String),
+}
+
+impl BearoffFile {
+    /// Opens a database file and checks it is usable for evaluation.
+    pub fn open(path: &Path) -> Result<BearoffFile, BearoffError> {
+        let db = Database::open(path)?;
+        let name = path.display().to_string();
+        match db.kind() {
+            Kind::OneSided { .. } => Ok(BearoffFile::OneSided(db, name)),
+            Kind::TwoSided { .. } => Ok(BearoffFile::TwoSided(db, name)),
+            kind => Err(BearoffError::Unsupported { path: name, kind }),
+        }
+    }
+}
+
+impl BearoffDatabases {
+    /// Assembles the databases: exactly one one-sided file, at most one
+    /// two-sided file.
+    pub fn new(files: Vec<BearoffFile>) -> Result<BearoffDatabases, BearoffError> {
+        let (mut one, mut two) = (None, None);
+        for file in files {
+            match file {
+                BearoffFile::OneSided(db, name) => {
+                    if one.is_some() {
+                        return Err(BearoffError::Duplicate(name, "one-sided"));
+                    }
+                    let Kind::OneSided { points, .. } = db.kind() else {
+                        unreachable!("sorted by kind")
+                    };
+                    if points < 6 {
+                        return Err(BearoffError::TooSmall(name, points.into()));
+                    }
+                    one = Some(OneSided {
+                        db,
+                        points: points.into(),
+                        name,
+                    });
+                }
+                BearoffFile::TwoSided(db, name) => {
+                    if two.is_some() {
+                        return Err(BearoffError::Duplicate(name, "two-sided"));
+                    }
+                    let Kind::TwoSided {
+                        points, chequers, ..
+                    } = db.kind()
+                    else {
+                        unreachable!("sorted by kind")
+                    };
+                    two = Some(TwoSided {
+                        db,
+                        points: points.into(),
+                        chequers: chequers.into(),
+                        name,
+                    });
+                }
+            }
+        }
+        Ok(BearoffDatabases {
+            one: one.ok_or(BearoffError::NoOneSided)?,
+            two,
+        })
+    }
+
+    /// Opens database files (see [`BearoffDatabases::new`]).
+    pub fn open(paths: &[impl AsRef<Path>]) -> Result<BearoffDatabases, BearoffError> {
+        let files = paths
+            .iter()
+            .map(|p| BearoffFile::open(p.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        BearoffDatabases::new(files)
+    }
+
+    /// Points covered by the one-sided database.
+    pub fn one_sided_points(&self) -> usize {
+        self.one.points
+    }
+
+    /// True if a two-sided database is loaded.
+    pub fn has_two_sided(&self) -> bool {
+        self.two.is_some()
+    }
+
+    /// Names (paths) of the loaded databases.
+    pub fn names(&self) -> Vec<&str> {
+        let mut v = vec![self.one.name.as_str()];
+        v.extend(self.two.as_ref().map(|t| t.name.as_str()));
+        v
+    }
+
+    /// The one-sided roll distribution (u16, units of 1/65535) of a side's
+    /// layout, and its gammon distribution when the file has one. The side
+    /// must lie within the database's points.
+    pub fn one_sided_distribution(&self, side: &[u8; 25]) -> (Distribution, Option<Distribution>) {
+        let id = board::rank(&side[..self.one.points]);
+        self.one.db.one_sided(id)
+    }
+
+    /// gnubg's `isBearoff` for a non-contact position: both sides have
+    /// chequers, at most `chequers` each, all below index `points`.
+    fn covers(board: &Board, points: usize, chequers: usize) -> bool {
+        board.sides.iter().all(|side| {
+            let men: usize = side.iter().map(|&c| usize::from(c)).sum();
+            men > 0 && men <= chequers && side[points.min(25)..].iter().all(|&c| c == 0)
+        })
+    }
+
+    /// True if the two-sided database covers the (non-contact) position.
+    pub fn two_sided_covers(&self, board: &Board) -> bool {
+        self.two
+            .as_ref()
+            .is_some_and(|t| Self::covers(board, t.points, t.chequers))
+    }
+
+    /// True if the one-sided database covers the (non-contact) position.
+    pub fn one_sided_covers(&self, board: &Board) -> bool {
+        Self::covers(board, self.one.points, 15)
+    }
+
+    /// Two-sided evaluation: only the win probability (spec evaluation.md §3.5).
+    pub fn evaluate_two_sided(&self, board: &Board, arith: Arithmetic) -> Outputs {
+        let t = self.two.as_ref().expect("two-sided database loaded");
+        let us = board::rank(&board.sides[1][..t.points]);
+        let them = board::rank(&board.sides[0][..t.points]);
+        let u = (i32::from(t.db.two_sided(us, them)[0]) + 32768) as f32;
+        let equity = arith.division().div(u, 32767.5) - 1.0;
+        [equity / 2.0 + 0.5, 0.0, 0.0, 0.0, 0.0]
+    }
+
+    /// One-sided evaluation (spec evaluation.md §3.4): the race of the two
+    /// roll distributions, gammons from the gammon distributions (or the
+    /// first-off table for files without them), no backgammons.
+    pub fn evaluate_one_sided(&self, board: &Board, arith: Arithmetic) -> Outputs {
+        let scale = arith.bearoff_scale();
+        let (d1, g1) = self.one_sided_distribution(&board.sides[1]);
+        let (d0, g0) = self.one_sided_distribution(&board.sides[0]);
+        let p1 = probabilities(&d1, scale);
+        let p0 = probabilities(&d0, scale);
+        let full = board.chequers(0) == 15 || board.chequers(1) == 15;
+        match (g1, g0) {
+            (Some(g1), Some(g0)) => {
+                let g1 = probabilities(&g1, scale);
+                let g0 = probabilities(&g0, scale);
+                race_probabilities(&p1, &g1, &p0, &g0, full)
+            }
+            _ => {
+                let mut out = race_probabilities(&p1, &p1, &p0, &p0, false);
+                let (wg, lg) = first_off_gammons(board, &p1, &p0);
+                out[1] = wg;
+                out[3] = lg;
+                out
+            }
+        }
+    }
+
+    /// gnubg's `MaxTurns`: the last roll count with a non-zero probability in
+    /// the one-sided distribution of a side within the database.
+    pub(crate) fn max_turns(&self, side: &[u8; 25]) -> i32 {
+        let (d, _) = self.one_sided_distribution(side);
+        d.iter().rposition(|&v| v != 0).map_or(-1, |i| i as i32)
+    }
+}

@@ -1,0 +1,53 @@
+//! Errors of weights loading and saving.
+
+/// Why a weights file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum WeightsError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The first line is not `GNU Backgammon <version>`.
+    #[error("not a gnubg weights file (first line is not \"GNU Backgammon 1.00\")")]
+    NotWeights,
+    /// The version token is not `1.00`.
+    #[error("weights file has version {0:?}, expected \"1.00\"")]
+    Version(String),
+    /// The binary magic number is wrong.
+    #[error("not a gnubg binary weights file (bad magic number)")]
+    BinaryMagic,
+    /// The binary version is not 1.0.
+    #[error("binary weights file has version {0}, expected 1")]
+    BinaryVersion(f32),
+    /// The file ends before all nets are read.
+    #[error("weights file is truncated: {0}")]
+    Truncated(String),
+    /// A token is not a number.
+    #[error("{what}: cannot parse {token:?} as a number")]
+    Parse {
+        /// Where the token is.
+        what: String,
+        /// The token.
+        token: String,
+    },
+    /// A net header or value is out of range.
+    #[error("{0}")]
+    Invalid(String),
+    /// A net does not have the size gnubg requires for its slot.
+    #[error("{net} net has {found}, gnubg requires {expected}")]
+    WrongSize {
+        /// The net's name.
+        net: &'static str,
+        /// What the file has.
+        found: String,
+        /// What gnubg asserts.
+        expected: String,
+    },
+    /// Something follows the sixth net.
+    #[error("unexpected data after the sixth net: {0:?}")]
+    TrailingData(String),
+}

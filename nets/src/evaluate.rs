@@ -1,0 +1,277 @@
+//! The 0-ply evaluator (spec evaluation.md §2) and n-ply search (gnubg's
+//! `EvaluatePositionFull`). The [`Evaluator`] is immutable and `Sync`: share
+//! it between threads and give each thread its own [`Scratch`].
+
+use crate::arith::Arithmetic;
+use crate::bearoff_eval::BearoffDatabases;
+use crate::classify::{classify, Class};
+use crate::forward::forward;
+use crate::inputs::{contact_inputs, crashed_inputs, race_inputs, MAX_INPUTS};
+use crate::net::{NetKind, Nets};
+use crate::race_backgammon::race_backgammon_override;
+use crate::sanity::sanity_check;
+use crate::Outputs;
+use board::{eval_over, Board, MoveList, Variant, ROLLS};
+
+/// Why an evaluator cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// The requested arithmetic needs another CPU architecture.
+    #[error("the gnubg fast-math arithmetic needs an x86-64 CPU")]
+    Unsupported,
+}
+
+/// A position's class and its five outputs (win, win gammon, win
+/// backgammon, lose gammon, lose backgammon) for the side on roll.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Evaluation {
+    /// The class of the evaluated position.
+    pub class: Class,
+    /// The outputs, from the view of `board.sides[1]`.
+    pub outputs: Outputs,
+}
+
+impl Evaluation {
+    /// Cubeless money equity of the outputs.
+    pub fn equity(&self) -> f32 {
+        cubeless_equity(&self.outputs)
+    }
+}
+
+/// The outputs from the other side's view: win ↔ loss, gammons and
+/// backgammons swapped (gnubg's `InvertEvaluation`).
+pub fn invert(o: &Outputs) -> Outputs {
+    [1.0 - o[0], o[3], o[4], o[1], o[2]]
+}
+
+/// Cubeless money equity `2W − 1 + (WG − LG) + (WBG − LBG)` in f32, in
+/// gnubg's association order.
+pub fn cubeless_equity(o: &Outputs) -> f32 {
+    ((o[0] * 2.0 - 1.0) + (o[1] - o[3])) + (o[2] - o[4])
+}
+
+/// Per-thread buffers: input vector, hidden layer, move list. Reused by
+/// every call, so evaluation allocates nothing.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    pub(crate) net: NetScratch,
+    pub(crate) moves: MoveList,
+    pub(crate) scores: Vec<f32>,
+}
+
+/// Buffers of one forward pass.
+#[derive(Clone, Debug)]
+pub(crate) struct NetScratch {
+    pub(crate) inputs: Vec<f32>,
+    pub(crate) hidden: Vec<f32>,
+}
+
+/// Evaluates positions with gnubg's nets and bearoff databases.
+#[derive(Debug)]
+pub struct Evaluator {
+    nets: Nets,
+    bearoff: BearoffDatabases,
+    arith: Arithmetic,
+}
+
+impl Evaluator {
+    /// An evaluator with the given nets, databases and arithmetic.
+    pub fn new(
+        nets: Nets,
+        bearoff: BearoffDatabases,
+        arith: Arithmetic,
+    ) -> Result<Evaluator, EvalError> {
+        if !arith.is_supported() {
+            return Err(EvalError::Unsupported);
+        }
+        Ok(Evaluator {
+            nets,
+            bearoff,
+            arith,
+        })
+    }
+
+    /// Fresh per-thread buffers sized for these nets.
+    pub fn scratch(&self) -> Scratch {
+        Scratch {
+            net: NetScratch {
+                inputs: vec![0.0; MAX_INPUTS],
+                hidden: vec![0.0; self.nets.max_hidden()],
+            },
+            moves: MoveList::new(),
+            scores: Vec::with_capacity(64),
+        }
+    }
+
+    /// The nets.
+    pub fn nets(&self) -> &Nets {
+        &self.nets
+    }
+
+    /// The bearoff databases.
+    pub fn bearoff(&self) -> &BearoffDatabases {
+        &self.bearoff
+    }
+
+    /// The arithmetic in use.
+    pub fn arithmetic(&self) -> Arithmetic {
+        self.arith
+    }
+
+    /// The class of a position under this evaluator's databases.
+    pub fn classify(&self, board: &Board) -> Class {
+        classify(board, &self.bearoff)
+    }
+
+    /// Static (0-ply) evaluation of `board` (`sides[1]` on roll).
+    pub fn evaluate(&self, board: &Board, scratch: &mut Scratch) -> Evaluation {
+        let class = self.classify(board);
+        Evaluation {
+            class,
+            outputs: self.evaluate_class(board, class, &mut scratch.net),
+        }
+    }
+
+    /// 0-ply evaluation of many positions (e.g. candidate moves, already
+    /// swapped so the opponent is on roll), into `out`.
+    pub fn evaluate_many(&self, boards: &[Board], out: &mut [Evaluation], scratch: &mut Scratch) {
+        assert_eq!(boards.len(), out.len(), "one result per board");
+        for (b, o) in boards.iter().zip(out) {
+            *o = self.evaluate(b, scratch);
+        }
+    }
+
+    /// Writes the input vector of the net that evaluates `class` (contact,
+    /// crashed or race) into `out` and returns that net's slot; `None` for
+    /// classes evaluated without a net.
+    pub fn inputs(&self, board: &Board, class: Class, out: &mut [f32]) -> Option<NetKind> {
+        match class {
+            Class::Contact => {
+                contact_inputs(board, out, self.arith);
+                Some(NetKind::Contact)
+            }
+            Class::Crashed => {
+                crashed_inputs(board, out, self.arith);
+                Some(NetKind::Crashed)
+            }
+            Class::Race => {
+                race_inputs(board, out, self.arith);
+                Some(NetKind::Race)
+            }
+            _ => None,
+        }
+    }
+
+    /// Raw outputs of net `kind` for the given input vector (no sanity check).
+    pub fn run_net(&self, kind: NetKind, inputs: &[f32], scratch: &mut Scratch) -> Outputs {
+        let mut out = [0f32; 5];
+        let net = self.nets.get(kind);
+        forward(net, inputs, &mut scratch.net.hidden, &mut out, self.arith);
+        out
+    }
+
+    pub(crate) fn evaluate_class(
+        &self,
+        board: &Board,
+        class: Class,
+        s: &mut NetScratch,
+    ) -> Outputs {
+        match class {
+            Class::Over => eval_over(board, Variant::Standard).expect("an OVER position"),
+            Class::Bearoff2 | Class::BearoffTs => {
+                self.bearoff.evaluate_two_sided(board, self.arith)
+            }
+            Class::Bearoff1 | Class::BearoffOs => {
+                self.bearoff.evaluate_one_sided(board, self.arith)
+            }
+            Class::Race | Class::Crashed | Class::Contact => {
+                let kind = self
+                    .inputs(board, class, &mut s.inputs)
+                    .expect("net classes have inputs");
+                let net = self.nets.get(kind);
+                let mut out = [0f32; 5];
+                forward(
+                    net,
+                    &s.inputs[..net.inputs()],
+                    &mut s.hidden,
+                    &mut out,
+                    self.arith,
+                );
+                if class == Class::Race {
+                    race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
+                }
+                sanity_check(board, &mut out, &self.bearoff);
+                out
+            }
+        }
+    }
+
+    /// The pruning-net evaluation of a position of class `class` (race,
+    /// crashed or contact) on the 200 base inputs, with the race backgammon
+    /// override and the sanity check (spec evaluation.md §7).
+    pub(crate) fn evaluate_pruning(
+        &self,
+        board: &Board,
+        class: Class,
+        s: &mut NetScratch,
+    ) -> Outputs {
+        let kind = match class {
+            Class::Race => NetKind::PruneRace,
+            Class::Crashed => NetKind::PruneCrashed,
+            _ => NetKind::PruneContact,
+        };
+        crate::inputs::base_inputs(board, &mut s.inputs);
+        let net = self.nets.get(kind);
+        let mut out = [0f32; 5];
+        forward(
+            net,
+            &s.inputs[..net.inputs()],
+            &mut s.hidden,
+            &mut out,
+            self.arith,
+        );
+        if class == Class::Race {
+            race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
+        }
+        sanity_check(board, &mut out, &self.bearoff);
+        out
+    }
+
+    /// n-ply evaluation (gnubg's `EvaluatePositionFull`): for each of the 21
+    /// rolls the side on roll plays its best move (chosen at 0-ply, with
+    /// gnubg's pruning nets if `prune`), the resulting position is evaluated
+    /// at `plies − 1`, and the results are averaged and inverted. Exact
+    /// classes (game over, two-sided bearoff) are never searched.
+    pub fn evaluate_plied(
+        &self,
+        board: &Board,
+        plies: u32,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> Evaluation {
+        let class = self.classify(board);
+        if plies == 0 || class.is_exact() {
+            return Evaluation {
+                class,
+                outputs: self.evaluate_class(board, class, &mut scratch.net),
+            };
+        }
+        let mut acc = [0f32; 5];
+        for roll in ROLLS {
+            let after = self
+                .best_move(board, roll.high, roll.low, prune, scratch)
+                .unwrap_or(*board);
+            let reply = self.evaluate_plied(&after.swapped(), plies - 1, prune, scratch);
+            let w = roll.weight() as f32;
+            for (a, v) in acc.iter_mut().zip(reply.outputs) {
+                *a += w * v;
+            }
+        }
+        let div = self.arith.division();
+        let mean = acc.map(|a| div.div(a, 36.0));
+        Evaluation {
+            class,
+            outputs: invert(&mean),
+        }
+    }
+}

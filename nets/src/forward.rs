@@ -1,0 +1,214 @@
+//! The forward pass (spec nets.md §4) in each of the arithmetics of
+//! [`Arithmetic`]. The hidden accumulation is element-wise, so the compiler's
+//! SIMD code computes exactly what the scalar description says.
+
+use crate::approx_reciprocal::{rcp4_native, rcp_reference};
+use crate::arith::Arithmetic;
+use crate::net::Net;
+use crate::sigmoid::{sigmoid, simd_denominator, simd_select, TABLE};
+
+/// Runs `net` on inputs `x`, writing its outputs to `out`. `hidden` is scratch
+/// space of at least `net.hidden()` values. `x.len()` must be `net.inputs()`
+/// and `out.len()` `net.outputs()`.
+pub fn forward(net: &Net, x: &[f32], hidden: &mut [f32], out: &mut [f32], arith: Arithmetic) {
+    assert_eq!(
+        out.len(),
+        net.outputs(),
+        "output vector has the wrong length"
+    );
+    let h = &mut hidden[..net.hidden()];
+    hidden_layer(net, x, h, arith);
+    let beta = -net.beta_output();
+    output_sums(net, h, out, arith);
+    for o in out.iter_mut() {
+        *o = sigmoid(beta * *o);
+    }
+}
+
+/// The hidden activations of `net` for inputs `x`, into `h[..net.hidden()]`.
+pub fn hidden_layer(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
+    assert_eq!(x.len(), net.inputs(), "input vector has the wrong length");
+    let h = &mut h[..net.hidden()];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        avx2::hidden_layer(net, x, h, arith);
+        return;
+    }
+    hidden_layer_portable(net, x, h, arith);
+}
+
+/// Element-wise, so the bits do not depend on the vector width the compiler
+/// picks (no fused multiply-add is ever enabled).
+#[inline(always)]
+fn hidden_layer_portable(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
+    accumulate_portable(net, x, h);
+    let beta = net.beta_hidden();
+    match arith {
+        Arithmetic::Reference => {
+            for v in h.iter_mut() {
+                *v = sigmoid(-beta * *v);
+            }
+        }
+        Arithmetic::Ieee => sigmoid_blocks(h, beta, |t| 1.0 / t),
+        Arithmetic::GnubgFastMath => sigmoid_blocks(h, beta, rcp_reference),
+        Arithmetic::GnubgFastMathNative => {
+            let mut chunks = h.chunks_exact_mut(4);
+            for c in &mut chunks {
+                let x: [f32; 4] = std::array::from_fn(|k| c[k] * beta);
+                let r = rcp4_native(x.map(simd_denominator));
+                for k in 0..4 {
+                    c[k] = simd_select(x[k], r[k]);
+                }
+            }
+            for v in chunks.into_remainder() {
+                let x = *v * beta;
+                *v = simd_select(x, rcp4_native([simd_denominator(x); 4])[0]);
+            }
+        }
+    }
+}
+
+/// gnubg's SIMD hidden sigmoid, eight units at a time, with `recip` for
+/// `1/t`: the arithmetic is split into passes the compiler can vectorize,
+/// around the table lookups.
+#[inline(always)]
+fn sigmoid_blocks(h: &mut [f32], beta: f32, recip: impl Fn(f32) -> f32) {
+    const W: usize = 8;
+    let mut chunks = h.chunks_exact_mut(W);
+    for c in &mut chunks {
+        let mut x = [0f32; W];
+        let mut idx = [0usize; W];
+        let mut frac = [0f32; W];
+        for k in 0..W {
+            x[k] = c[k] * beta;
+            let x1 = x[k].abs().min(10.0) * 10.0;
+            let i = x1 as i32;
+            idx[k] = (i as usize).min(100);
+            frac[k] = (x1 - i as f32) + 10.0;
+        }
+        let e: [f32; W] = std::array::from_fn(|k| TABLE[idx[k]]);
+        for k in 0..W {
+            let r = recip(frac[k] * e[k] + 1.0);
+            c[k] = if x[k] < 0.0 { r } else { 1.0 - r };
+        }
+    }
+    for v in chunks.into_remainder() {
+        let x = *v * beta;
+        *v = simd_select(x, recip(simd_denominator(x)));
+    }
+}
+
+/// The output layer's pre-sigmoid sums (bias included) for hidden
+/// activations `h`, in the summation order of `arith`.
+pub fn output_sums(net: &Net, h: &[f32], out: &mut [f32], arith: Arithmetic) {
+    let h = &h[..net.hidden()];
+    match arith {
+        Arithmetic::Reference => sums_sequential(net, h, out),
+        _ => sums_four_lanes(net, h, out),
+    }
+}
+
+/// Pre-sigmoid hidden sums: biases, then for each non-zero input in index
+/// order `h += w` (input exactly 1) or `h += w·a` (multiply, then add).
+/// Element-wise, so every SIMD width computes the same bits.
+#[inline]
+pub fn accumulate_hidden(net: &Net, x: &[f32], h: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        avx2::accumulate(net, x, h);
+        return;
+    }
+    accumulate_portable(net, x, h);
+}
+
+#[inline(always)]
+fn accumulate_portable(net: &Net, x: &[f32], h: &mut [f32]) {
+    let n = h.len();
+    h.copy_from_slice(net.hidden_thresholds());
+    for (row, &a) in net.hidden_weights().chunks_exact(n).zip(x) {
+        if a == 0.0 {
+            continue;
+        }
+        if a == 1.0 {
+            for (hj, &w) in h.iter_mut().zip(row) {
+                *hj += w;
+            }
+        } else {
+            for (hj, &w) in h.iter_mut().zip(row) {
+                *hj += w * a;
+            }
+        }
+    }
+}
+
+/// The hidden layer compiled for AVX2 (wider vectors, same bits: no fused
+/// multiply-add is enabled, so each `w·a` is rounded before the add).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Arithmetic, Net};
+
+    #[allow(unsafe_code)]
+    pub(super) fn accumulate(net: &Net, x: &[f32], h: &mut [f32]) {
+        // SAFETY: the caller checked at run time that this CPU supports
+        // AVX2, the only requirement of the `target_feature` function.
+        unsafe { accumulate_avx2(net, x, h) }
+    }
+
+    #[allow(unsafe_code)]
+    pub(super) fn hidden_layer(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
+        // SAFETY: as above, the caller checked for AVX2.
+        unsafe { hidden_layer_avx2(net, x, h, arith) }
+    }
+
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn accumulate_avx2(net: &Net, x: &[f32], h: &mut [f32]) {
+        super::accumulate_portable(net, x, h)
+    }
+
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn hidden_layer_avx2(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
+        super::hidden_layer_portable(net, x, h, arith)
+    }
+}
+
+/// Output sums as gnubg's scalar code: `r = bias; r += h[j]·w[j]` in order.
+fn sums_sequential(net: &Net, h: &[f32], out: &mut [f32]) {
+    let n = h.len();
+    for ((o, w), &bias) in out
+        .iter_mut()
+        .zip(net.output_weights().chunks_exact(n))
+        .zip(net.output_thresholds())
+    {
+        let mut r = bias;
+        for (&hj, &wj) in h.iter().zip(w) {
+            r += hj * wj;
+        }
+        *o = r;
+    }
+}
+
+/// Output sums as gnubg's SSE code: lane `l` sums the units `j ≡ l (mod 4)`,
+/// the total is `((s0 + s1) + (s3 + s2)) + bias`.
+fn sums_four_lanes(net: &Net, h: &[f32], out: &mut [f32]) {
+    let n = h.len();
+    for ((o, w), &bias) in out
+        .iter_mut()
+        .zip(net.output_weights().chunks_exact(n))
+        .zip(net.output_thresholds())
+    {
+        let mut s = [0f32; 4];
+        let mut hc = h.chunks_exact(4);
+        let mut wc = w.chunks_exact(4);
+        for (hq, wq) in (&mut hc).zip(&mut wc) {
+            for l in 0..4 {
+                s[l] += hq[l] * wq[l];
+            }
+        }
+        for (l, (&hj, &wj)) in hc.remainder().iter().zip(wc.remainder()).enumerate() {
+            s[l] += hj * wj;
+        }
+        *o = ((s[0] + s[1]) + (s[3] + s[2])) + bias;
+    }
+}

@@ -1,0 +1,220 @@
+//! The 22 contact features of one side, `half(me, opp)` (spec inputs.md §4.2).
+
+use super::escapes::{escapes1_made, escapes_made as escapes, made_points};
+use super::offsets::*;
+use super::shots::shots;
+use crate::arith::Division;
+
+/// Writes offsets 3..=24 of a 25-value block for `me` against `opp`.
+pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: Division) {
+    let m = |i: usize| i32::from(me[i]);
+    let opp_back = super::back(opp);
+    // The opponent's rearmost chequer in my numbering (−1 = bar, 24 = none).
+    let n_opp_back = 23 - opp_back;
+
+    let break_contact: i32 = ((n_opp_back + 1).max(0)..25)
+        .map(|i| m(i as usize) * (i + 1 - n_opp_back))
+        .sum();
+    out[BREAK_CONTACT] = div.div(break_contact as f32, 15.0 + 152.0);
+
+    let free_pip: i32 = (0..n_opp_back.max(0))
+        .map(|i| (i + 1) * m(i as usize))
+        .sum();
+    out[FREEPIP] = div.div(free_pip as f32, 100.0);
+
+    out[TIMING] = div.div(timing(me, n_opp_back) as f32, 100.0);
+
+    let n_back = super::back(me);
+    out[BACK_CHEQUER] = div.div(n_back as f32, 24.0);
+    let start = if n_back == 24 { 23 } else { n_back };
+    let anchor = (0..=start)
+        .rev()
+        .find(|&i| me[i as usize] >= 2)
+        .unwrap_or(-1);
+    out[BACK_ANCHOR] = div.div(anchor as f32, 24.0);
+    let forward = (18..=anchor)
+        .find(|&j| me[j as usize] >= 2)
+        .or_else(|| (12..=17).rev().find(|&j| me[j as usize] >= 2))
+        .map(|j| 24 - j);
+    out[FORWARD_ANCHOR] = match forward {
+        Some(n) => div.div(n as f32, 6.0),
+        None => 2.0,
+    };
+
+    let (np, n1, n2) = shots(me, opp);
+    out[PIPLOSS] = div.div(np as f32, 12.0 * 36.0);
+    out[P1] = div.div(n1 as f32, 36.0);
+    out[P2] = div.div(n2 as f32, 36.0);
+
+    let (my_made, opp_made) = (made_points(me), made_points(opp));
+    out[BACKESCAPES] = div.div(escapes(my_made, 23 - n_opp_back) as f32, 36.0);
+    out[BACKRESCAPES] = div.div(escapes1_made(my_made, 23 - n_opp_back) as f32, 36.0);
+
+    let mut n = 36u32;
+    let mut i = 15;
+    while i < 24 - n_opp_back {
+        n = n.min(escapes(my_made, i));
+        i += 1;
+    }
+    let a = div.div((36 - n) as f32, 36.0);
+    out[ACONTAIN] = a;
+    out[ACONTAIN2] = a * a;
+    if n_opp_back < 0 {
+        // The opponent is on the bar: restart without the 24-point.
+        i = 15;
+        n = 36;
+    }
+    while i < 24 {
+        n = n.min(escapes(my_made, i));
+        i += 1;
+    }
+    let c = div.div((36 - n) as f32, 36.0);
+    out[CONTAIN] = c;
+    out[CONTAIN2] = c * c;
+
+    let mobility: u32 = (6..25)
+        .filter(|&i| me[i] > 0)
+        .map(|i| (i as u32 - 5) * u32::from(me[i]) * escapes(opp_made, i as i32))
+        .sum();
+    out[MOBILITY] = div.div(mobility as f32, 3600.0);
+
+    out[MOMENT2] = div.div(moment2(me) as f32, 400.0);
+
+    out[ENTER] = if me[24] > 0 {
+        div.div(enter_loss(opp, me[24] > 1) as f32, 36.0 * (49.0f32 / 6.0))
+    } else {
+        0.0
+    };
+    let closed = opp[..6].iter().filter(|&&c| c > 1).count() as i32;
+    out[ENTER2] = div.div((36 - (closed - 6) * (closed - 6)) as f32, 36.0);
+
+    // `w / (tot · 11)`; gnubg's fast-math build reassociates it to
+    // `(w · (1/11)) / tot` (verified bit for bit; spec inputs.md §7 says
+    // `w · (1/(tot · 11))`).
+    out[BACKBONE] = match backbone(me) {
+        (_, 0) => 0.0,
+        (w, tot) => {
+            let v = match div {
+                Division::True => w as f32 / (tot as f32 * 11.0),
+                Division::Reciprocal => div.div(w as f32, 11.0) / tot as f32,
+            };
+            1.0 - v
+        }
+    };
+
+    let anchors = me[18..24].iter().filter(|&&c| c > 1).count();
+    let men: u32 = me[18..25].iter().map(|&c| u32::from(c)).sum();
+    out[BACKG] = if anchors > 1 {
+        (men as f32 - 3.0) / 4.0
+    } else {
+        0.0
+    };
+    out[BACKG1] = if anchors == 1 { men as f32 / 8.0 } else { 0.0 };
+}
+
+/// TIMING's integer t (spec inputs.md §4.2).
+fn timing(me: &[u8; 25], n_opp_back: i32) -> i32 {
+    let m = |i: i32| i32::from(me[i as usize]);
+    let mut t = 24 * m(24);
+    let mut no = m(24);
+    let mut i = 23;
+    while i >= 12 && i > n_opp_back {
+        if m(i) != 0 && m(i) != 2 {
+            let c = if m(i) > 2 { m(i) - 2 } else { 1 };
+            no += c;
+            t += i * c;
+        }
+        i -= 1;
+    }
+    while i >= 6 {
+        if m(i) > 0 {
+            no += m(i);
+            t += i * m(i);
+        }
+        i -= 1;
+    }
+    for i in (0..6).rev() {
+        if m(i) > 2 {
+            t += i * (m(i) - 2);
+            no += m(i) - 2;
+        } else if m(i) < 2 {
+            let c = 2 - m(i);
+            if no >= c {
+                t -= i * c;
+                no -= c;
+            }
+        }
+    }
+    t.max(0)
+}
+
+/// MOMENT2's integer k: rounded-up second moment of the chequers beyond the
+/// rounded-up mean.
+fn moment2(me: &[u8; 25]) -> i32 {
+    let (mut men, mut sum) = (0i32, 0i32);
+    for (i, &c) in me.iter().enumerate() {
+        men += i32::from(c);
+        sum += i as i32 * i32::from(c);
+    }
+    let mean = if men > 0 { (sum + men - 1) / men } else { sum };
+    let (mut far, mut k) = (0i32, 0i32);
+    for i in (mean + 1).max(0)..25 {
+        let c = i32::from(me[i as usize]);
+        far += c;
+        k += c * (i - mean) * (i - mean);
+    }
+    if far > 0 {
+        (k + far - 1) / far
+    } else {
+        k
+    }
+}
+
+/// ENTER's pip loss when on the bar against `opp`'s home board.
+fn enter_loss(opp: &[u8; 25], two: bool) -> i32 {
+    let closed = |i: usize| opp[i] > 1;
+    let mut loss = 0;
+    for i in 0..6 {
+        if closed(i) {
+            loss += 4 * (i as i32 + 1);
+            for j in i + 1..6 {
+                if closed(j) {
+                    loss += 2 * (i + j + 2) as i32;
+                } else if two {
+                    loss += 2 * (i as i32 + 1);
+                }
+            }
+        } else if two {
+            for j in i + 1..6 {
+                if closed(j) {
+                    loss += 2 * (j as i32 + 1);
+                }
+            }
+        }
+    }
+    loss
+}
+
+/// BACKBONE's (w, tot): every made point compared with the most advanced one.
+fn backbone(me: &[u8; 25]) -> (i32, i32) {
+    let (mut first, mut w, mut tot) = (None, 0, 0);
+    for p in (1..24).rev() {
+        if me[p] < 2 {
+            continue;
+        }
+        match first {
+            None => first = Some(p),
+            Some(pa) => {
+                let d = pa - p;
+                let c = match d {
+                    0..=6 => 11,
+                    7..=11 => 13 - d as i32,
+                    _ => 0,
+                };
+                w += c * i32::from(me[pa]);
+                tot += i32::from(me[pa]);
+            }
+        }
+    }
+    (w, tot)
+}

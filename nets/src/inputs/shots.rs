@@ -1,0 +1,265 @@
+//! Shots at the opponent's blots: PIPLOSS, P1, P2 (spec inputs.md §4.3),
+//! with gnubg 1.07's rule for which blots are considered.
+
+/// One way of hitting at a distance: all intermediate points needed (or
+/// either of two), the intermediate distances, dice faces used, pips.
+struct Way {
+    all: bool,
+    via: [u8; 3],
+    faces: u8,
+    pips: u8,
+}
+
+const fn way(all: bool, via: [u8; 3], faces: u8, pips: u8) -> Way {
+    Way {
+        all,
+        via,
+        faces,
+        pips,
+    }
+}
+
+/// The 39 ways, numbered as the spec numbers them (grouped by distance).
+static WAYS: [Way; 39] = [
+    way(true, [0, 0, 0], 1, 1),
+    way(true, [0, 0, 0], 1, 2),
+    way(true, [1, 0, 0], 2, 2),
+    way(true, [0, 0, 0], 1, 3),
+    way(false, [1, 2, 0], 2, 3),
+    way(true, [1, 2, 0], 3, 3),
+    way(true, [0, 0, 0], 1, 4),
+    way(false, [1, 3, 0], 2, 4),
+    way(true, [2, 0, 0], 2, 4),
+    way(true, [1, 2, 3], 4, 4),
+    way(true, [0, 0, 0], 1, 5),
+    way(false, [1, 4, 0], 2, 5),
+    way(false, [2, 3, 0], 2, 5),
+    way(true, [0, 0, 0], 1, 6),
+    way(false, [1, 5, 0], 2, 6),
+    way(false, [2, 4, 0], 2, 6),
+    way(true, [3, 0, 0], 2, 6),
+    way(true, [2, 4, 0], 3, 6),
+    way(false, [1, 6, 0], 2, 7),
+    way(false, [2, 5, 0], 2, 7),
+    way(false, [3, 4, 0], 2, 7),
+    way(false, [2, 6, 0], 2, 8),
+    way(false, [3, 5, 0], 2, 8),
+    way(true, [4, 0, 0], 2, 8),
+    way(true, [2, 4, 6], 4, 8),
+    way(false, [3, 6, 0], 2, 9),
+    way(false, [4, 5, 0], 2, 9),
+    way(true, [3, 6, 0], 3, 9),
+    way(false, [4, 6, 0], 2, 10),
+    way(true, [5, 0, 0], 2, 10),
+    way(false, [5, 6, 0], 2, 11),
+    way(true, [6, 0, 0], 2, 12),
+    way(true, [4, 8, 0], 3, 12),
+    way(true, [3, 6, 9], 4, 12),
+    way(true, [5, 10, 0], 3, 15),
+    way(true, [4, 8, 12], 4, 16),
+    way(true, [6, 12, 0], 3, 18),
+    way(true, [5, 10, 15], 4, 20),
+    way(true, [6, 12, 18], 4, 24),
+];
+
+/// The ways each of the 21 rolls can hit (indices into [`WAYS`], −1 = none),
+/// rolls in the order 11, 21, 22, 31, 32, 33, …, 66. A roll is a double iff
+/// its fourth entry is used.
+static ROLL_WAYS: [[i8; 4]; 21] = [
+    [0, 2, 5, 9],
+    [0, 1, 4, -1],
+    [1, 8, 17, 24],
+    [0, 3, 7, -1],
+    [1, 3, 12, -1],
+    [3, 16, 27, 33],
+    [0, 6, 11, -1],
+    [1, 6, 15, -1],
+    [3, 6, 20, -1],
+    [6, 23, 32, 35],
+    [0, 10, 14, -1],
+    [1, 10, 19, -1],
+    [3, 10, 22, -1],
+    [6, 10, 26, -1],
+    [10, 29, 34, 37],
+    [0, 13, 18, -1],
+    [1, 13, 21, -1],
+    [3, 13, 25, -1],
+    [6, 13, 28, -1],
+    [10, 13, 30, -1],
+    [13, 31, 36, 38],
+];
+
+/// Ways to hit at each distance 1..=24 (index d − 1), in index order, −1
+/// terminated.
+static WAYS_AT: [[i8; 6]; 24] = ways_by_distance();
+
+const fn ways_by_distance() -> [[i8; 6]; 24] {
+    let mut t = [[-1i8; 6]; 24];
+    let mut k = 0;
+    while k < WAYS.len() {
+        let d = WAYS[k].pips as usize - 1;
+        let mut slot = 0;
+        while t[d][slot] >= 0 {
+            slot += 1;
+        }
+        t[d][slot] = k as i8;
+        k += 1;
+    }
+    t
+}
+
+/// Ways to hit at distance `d` (1..=24), in index order.
+#[inline]
+fn ways_at(d: usize) -> impl Iterator<Item = usize> {
+    WAYS_AT[d - 1]
+        .iter()
+        .take_while(|&&k| k >= 0)
+        .map(|&k| k as usize)
+}
+
+/// Highest set bit of `bits` at or below `from`.
+#[inline]
+fn highest(bits: u32, from: usize) -> Option<usize> {
+    let masked = bits & (u32::MAX >> (31 - from));
+    (masked != 0).then(|| 31 - masked.leading_zeros() as usize)
+}
+
+/// The intermediate distances of a way (its non-zero `via` entries).
+fn via(w: &Way) -> impl Iterator<Item = usize> + '_ {
+    w.via
+        .iter()
+        .take_while(|&&k| k > 0)
+        .map(|&k| usize::from(k))
+}
+
+/// (np, n1, n2): weighted pips lost, rolls hitting at least one blot, rolls
+/// hitting two or more, for `me` shooting at `opp`'s blots.
+pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
+    // gnubg 1.07 counts occupied home points (1.08 counts made points).
+    let n_board = me[..6].iter().filter(|&&c| c > 0).count();
+    let mut hit = [0u32; 39];
+    let top = if n_board > 2 { 23 } else { 21 };
+    for i in (0..=top).rev() {
+        if opp[i] != 1 {
+            continue;
+        }
+        for (j, &c) in me.iter().enumerate().skip(24 - i) {
+            if c == 0 || (j < 6 && c == 2) {
+                continue;
+            }
+            for r in ways_at(j + i - 23) {
+                let w = &WAYS[r];
+                let blocked = if w.all {
+                    w.faces > 1 && via(w).any(|k| opp[i - k] > 1)
+                } else {
+                    opp[i - usize::from(w.via[0])] > 1 && opp[i - usize::from(w.via[1])] > 1
+                };
+                if !blocked {
+                    hit[r] |= 1 << j;
+                }
+            }
+        }
+    }
+
+    if hit.iter().all(|&h| h == 0) {
+        return (0, 0, 0);
+    }
+    let mut pips = [0i32; 21];
+    let mut chequers = [0u32; 21];
+    for (roll, ways) in ROLL_WAYS.iter().enumerate() {
+        let double = ways[3] >= 0;
+        let (p, c) = (&mut pips[roll], &mut chequers[roll]);
+        match me[24] {
+            0 => {
+                let mut used: i32 = -1;
+                for &r in ways.iter().take_while(|&&r| r >= 0) {
+                    let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
+                    if bits == 0 {
+                        continue;
+                    }
+                    if w.faces == 1 {
+                        if let Some(k) = highest(bits, 23).filter(|&k| k > 0) {
+                            if used != k as i32 || me[k] > 1 {
+                                *c += 1;
+                            }
+                            used = k as i32;
+                            *p = (*p).max(k as i32 - i32::from(w.pips) + 1);
+                            if double && bits & !(1 << k) != 0 {
+                                *c += 1;
+                            }
+                        }
+                    } else {
+                        if *c == 0 {
+                            *c = 1;
+                        }
+                        let k = highest(bits, 23).map_or(-1, |k| k as i32);
+                        *p = (*p).max(k - i32::from(w.pips) + 1);
+                        if via(w).any(|l| opp[(23 - k) as usize + l] == 1) {
+                            *c += 1;
+                        }
+                    }
+                }
+            }
+            1 => {
+                let mut entered_elsewhere = false;
+                for (j, &r) in ways.iter().enumerate().take_while(|(_, &r)| r >= 0) {
+                    let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
+                    if bits == 0 {
+                        continue;
+                    }
+                    if w.faces == 1 {
+                        for k in (1..=24).rev().filter(|&k| bits & (1 << k) != 0) {
+                            if entered_elsewhere && k != 24 {
+                                break;
+                            }
+                            if k != 24 {
+                                // The other die must enter (gnubg's indexing,
+                                // quirks included: direct ways are j = 0, 1).
+                                let other = WAYS[ways[1 - j] as usize].pips;
+                                if opp[usize::from(other) - 1] > 1 {
+                                    break;
+                                }
+                                entered_elsewhere = true;
+                            }
+                            *c += 1;
+                            *p = (*p).max(k - i32::from(w.pips) + 1);
+                        }
+                    } else {
+                        if bits & (1 << 24) == 0 {
+                            continue;
+                        }
+                        if *c == 0 {
+                            *c = 1;
+                        }
+                        *p = (*p).max(25 - i32::from(w.pips));
+                        if via(w).any(|l| opp[l + 1] == 1) {
+                            *c += 1;
+                        }
+                    }
+                }
+            }
+            _ => {
+                for &r in &ways[..2] {
+                    let w = &WAYS[r as usize];
+                    if hit[r as usize] & (1 << 24) != 0 && w.faces == 1 {
+                        *c += 1;
+                        *p = (*p).max(25 - i32::from(w.pips));
+                    }
+                }
+            }
+        }
+    }
+
+    let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
+    for (roll, ways) in ROLL_WAYS.iter().enumerate() {
+        let w = if ways[3] > 0 { 1 } else { 2 };
+        np += pips[roll] as u32 * w;
+        if chequers[roll] > 0 {
+            n1 += w;
+        }
+        if chequers[roll] > 1 {
+            n2 += w;
+        }
+    }
+    (np, n1, n2)
+}

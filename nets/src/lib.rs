@@ -1,0 +1,53 @@
+//! gnubg 1.07's neural-net evaluation, reproduced: the nets and their
+//! weights files (text `gnubg.weights`, binary `gnubg.wd`), position classes
+//! and net inputs, the table-sigmoid forward pass, bearoff and race
+//! backgammon evaluation, the sanity check, 0-ply and n-ply evaluation, move
+//! selection with gnubg's pruning nets, and Tesauro's pubeval.
+//!
+//! Conventions follow gnubg (spec board.md): a [`board::Board`]'s `sides[1]`
+//! is the side on roll and every evaluation is from its view.
+//!
+//! ```no_run
+//! use nets::{Arithmetic, BearoffDatabases, Evaluator};
+//! let nets = nets::weights::load("/usr/lib/gnubg/gnubg.wd".as_ref())?;
+//! let db = BearoffDatabases::open(&["/usr/share/gnubg/gnubg_os0.bd"])?;
+//! let eval = Evaluator::new(nets, db, Arithmetic::Ieee)?;
+//! let mut scratch = eval.scratch();
+//! let e = eval.evaluate(&board::Board::starting(), &mut scratch);
+//! println!("{} {:?} {}", e.class, e.outputs, e.equity());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod approx_reciprocal;
+pub mod arith;
+pub mod bearoff_eval;
+pub mod classify;
+pub mod error;
+pub mod evaluate;
+pub mod forward;
+pub mod inputs;
+pub mod move_select;
+pub mod net;
+pub mod pubeval;
+pub mod race_backgammon;
+mod rcp_table;
+pub mod sanity;
+pub mod sigmoid;
+pub mod weights;
+pub mod weights_binary;
+pub mod weights_text;
+
+pub use arith::Arithmetic;
+pub use bearoff_eval::{BearoffDatabases, BearoffError, BearoffFile};
+pub use classify::{classify, Class};
+pub use error::WeightsError;
+pub use evaluate::{cubeless_equity, invert, EvalError, Evaluation, Evaluator, Scratch};
+pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
+pub use net::{Net, NetKind, NetShape, Nets};
+
+/// Outputs of every gnubg net and evaluation.
+pub const NUM_OUTPUTS: usize = 5;
+
+/// Win, win gammon, win backgammon, lose gammon, lose backgammon (gammons
+/// include backgammons), from the view of the side on roll.
+pub type Outputs = [f32; NUM_OUTPUTS];

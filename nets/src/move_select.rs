@@ -1,0 +1,138 @@
+//! Move selection at 0-ply (gnubg's `FindBestMovePlied` with no plies) and
+//! with the pruning nets (gnubg's `FindBestMoveInEval`, spec evaluation.md §7,
+//! corrected: gnubg 1.07 keeps `5 + floor(log2(moves))` moves, not 10).
+
+use crate::classify::Class;
+use crate::evaluate::{cubeless_equity, Evaluator, Scratch};
+use board::Board;
+
+/// Fewest moves kept by the pruning nets.
+pub const MIN_PRUNE_MOVES: usize = 5;
+/// Most moves kept by the pruning nets (move lists have < 4096 entries).
+pub const MAX_PRUNE_MOVES: usize = MIN_PRUNE_MOVES + 11;
+
+/// Moves the pruning nets keep out of `n` legal moves (gnubg 1.07:
+/// `5 + floor(log2(n))`; gnubg 1.00–1.06 kept 10).
+pub fn prune_moves(n: usize) -> usize {
+    (MIN_PRUNE_MOVES + n.max(1).ilog2() as usize).min(MAX_PRUNE_MOVES)
+}
+
+/// A chosen move: its index in gnubg's move list and the board right after
+/// it (before the sides are swapped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChosenMove {
+    /// Index in the list `board::MoveList::generate` returns.
+    pub index: usize,
+    /// The position after the move, mover still in `sides[1]`.
+    pub board: Board,
+}
+
+impl Evaluator {
+    /// The mover's 0-ply equity of the position after a move: the opponent
+    /// (now on roll) is evaluated and the equity negated, as gnubg scores
+    /// moves.
+    pub fn move_equity(&self, after: &Board, scratch: &mut Scratch) -> f32 {
+        -self.evaluate(&after.swapped(), scratch).equity()
+    }
+
+    /// The best move for dice `d0`, `d1` at 0-ply (with the pruning nets if
+    /// `prune`), or `None` if no legal move exists. Ties go to the first move
+    /// in gnubg's order.
+    pub fn best_move(
+        &self,
+        board: &Board,
+        d0: u8,
+        d1: u8,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> Option<Board> {
+        self.choose_move(board, d0, d1, prune, scratch)
+            .map(|m| m.board)
+    }
+
+    /// Like [`Evaluator::best_move`], also returning the move's index.
+    pub fn choose_move(
+        &self,
+        board: &Board,
+        d0: u8,
+        d1: u8,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> Option<ChosenMove> {
+        let (hi, lo) = (d0.max(d1), d0.min(d1));
+        let n = scratch.moves.generate(board, hi, lo).len();
+        let index = match n {
+            0 => return None,
+            1 => 0,
+            _ if prune && n > prune_moves(n) => self.pruned_best(n, scratch),
+            _ => self.first_best(0..n, scratch),
+        };
+        Some(ChosenMove {
+            index,
+            board: scratch.moves.boards()[index],
+        })
+    }
+
+    /// Scores the listed moves with the full 0-ply evaluator, in the given
+    /// order; returns the first with the highest equity.
+    fn first_best(&self, candidates: impl Iterator<Item = usize>, scratch: &mut Scratch) -> usize {
+        let mut best = (f32::NEG_INFINITY, usize::MAX);
+        for i in candidates {
+            let after = scratch.moves.boards()[i];
+            let opp = after.swapped();
+            let class = self.classify(&opp);
+            let out = self.evaluate_class(&opp, class, &mut scratch.net);
+            let score = -cubeless_equity(&out);
+            if best.1 == usize::MAX || score > best.0 {
+                best = (score, i);
+            }
+        }
+        best.1
+    }
+
+    /// gnubg's pruning: if every move leads to the same net class, score all
+    /// with that class's pruning net, keep the [`prune_moves`] with the
+    /// lowest opponent equity (in gnubg's bookkeeping order) and score those
+    /// fully; otherwise score every move fully.
+    fn pruned_best(&self, n: usize, scratch: &mut Scratch) -> usize {
+        let kept = prune_moves(n);
+        let mut keep = [0usize; MAX_PRUNE_MOVES];
+        scratch.scores.clear();
+        let mut class = Class::Over;
+        for i in 0..n {
+            let opp = scratch.moves.boards()[i].swapped();
+            let c = self.classify(&opp);
+            if i == 0 {
+                if c < Class::Race {
+                    return self.first_best(0..n, scratch);
+                }
+                class = c;
+            } else if c != class {
+                return self.first_best(0..n, scratch);
+            }
+            let out = self.evaluate_pruning(&opp, class, &mut scratch.net);
+            let score = cubeless_equity(&out);
+            scratch.scores.push(score);
+            let s = &scratch.scores;
+            if i < kept {
+                // Slot 0 holds the worst (highest) kept score.
+                keep[i] = i;
+                if score > s[keep[0]] {
+                    keep[i] = keep[0];
+                    keep[0] = i;
+                }
+            } else if score < s[keep[0]] {
+                keep[0] = i;
+                let mut m = 0;
+                for k in 1..kept {
+                    if s[keep[k]] > s[keep[m]] {
+                        m = k;
+                    }
+                }
+                keep[0] = keep[m];
+                keep[m] = i;
+            }
+        }
+        self.first_best(keep.into_iter().take(kept), scratch)
+    }
+}

@@ -1,0 +1,284 @@
+//! The net model (spec nets.md §1) and gnubg's set of six nets.
+
+use crate::error::WeightsError;
+
+/// A fully connected perceptron with one hidden layer, stored as gnubg stores
+/// it: hidden weights input-major (`[i * hidden + j]`), output weights
+/// output-major (`[k * hidden + j]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Net {
+    inputs: usize,
+    hidden: usize,
+    outputs: usize,
+    beta_hidden: f32,
+    beta_output: f32,
+    hidden_weight: Vec<f32>,
+    output_weight: Vec<f32>,
+    hidden_threshold: Vec<f32>,
+    output_threshold: Vec<f32>,
+}
+
+/// The sizes and slopes of a net (the fields of a weights-file net header).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NetShape {
+    /// Inputs I.
+    pub inputs: usize,
+    /// Hidden units H.
+    pub hidden: usize,
+    /// Outputs O (5 in every gnubg net).
+    pub outputs: usize,
+    /// Hidden-layer slope β_h.
+    pub beta_hidden: f32,
+    /// Output-layer slope β_o.
+    pub beta_output: f32,
+}
+
+impl NetShape {
+    /// Number of f32 values following the header: I·H + H·O + H + O.
+    pub fn values(&self) -> usize {
+        self.inputs * self.hidden + self.hidden * self.outputs + self.hidden + self.outputs
+    }
+
+    /// gnubg's header checks: every size ≥ 1, both slopes > 0 (and finite).
+    pub fn validate(&self) -> Result<(), WeightsError> {
+        if self.inputs < 1 || self.hidden < 1 || self.outputs < 1 {
+            return Err(WeightsError::Invalid(format!(
+                "net header has a zero size ({} inputs, {} hidden, {} outputs)",
+                self.inputs, self.hidden, self.outputs
+            )));
+        }
+        // Far above any real net; guards allocations against corrupt headers.
+        if self.values() > 1 << 28 {
+            return Err(WeightsError::Invalid(format!(
+                "net header sizes are implausibly large ({} inputs, {} hidden, {} outputs)",
+                self.inputs, self.hidden, self.outputs
+            )));
+        }
+        let positive = |b: f32| b > 0.0 && b.is_finite();
+        if !positive(self.beta_hidden) || !positive(self.beta_output) {
+            return Err(WeightsError::Invalid(format!(
+                "net header has a slope that is not positive (beta_hidden {}, beta_output {})",
+                self.beta_hidden, self.beta_output
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Net {
+    /// Builds a net from a shape and its values in file order (hidden
+    /// weights, output weights, hidden thresholds, output thresholds).
+    /// Rejects NaN or infinite values.
+    pub fn from_values(shape: NetShape, values: Vec<f32>) -> Result<Net, WeightsError> {
+        shape.validate()?;
+        if values.len() != shape.values() {
+            return Err(WeightsError::Invalid(format!(
+                "net needs {} values, got {}",
+                shape.values(),
+                values.len()
+            )));
+        }
+        if let Some(pos) = values.iter().position(|v| !v.is_finite()) {
+            return Err(WeightsError::Invalid(format!(
+                "net value #{pos} is {} (weights must be finite)",
+                values[pos]
+            )));
+        }
+        let (i, h, o) = (shape.inputs, shape.hidden, shape.outputs);
+        let mut rest = values;
+        let output_threshold = rest.split_off(i * h + h * o + h);
+        let hidden_threshold = rest.split_off(i * h + h * o);
+        let output_weight = rest.split_off(i * h);
+        Ok(Net {
+            inputs: i,
+            hidden: h,
+            outputs: o,
+            beta_hidden: shape.beta_hidden,
+            beta_output: shape.beta_output,
+            hidden_weight: rest,
+            output_weight,
+            hidden_threshold,
+            output_threshold,
+        })
+    }
+
+    /// A net with every weight and bias 0 (a starting point for tests and tools).
+    pub fn zeroed(shape: NetShape) -> Result<Net, WeightsError> {
+        Net::from_values(shape, vec![0.0; shape.values()])
+    }
+
+    /// Sizes and slopes.
+    pub fn shape(&self) -> NetShape {
+        NetShape {
+            inputs: self.inputs,
+            hidden: self.hidden,
+            outputs: self.outputs,
+            beta_hidden: self.beta_hidden,
+            beta_output: self.beta_output,
+        }
+    }
+
+    /// Number of inputs.
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// Number of hidden units.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// Number of outputs.
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+
+    /// Hidden-layer slope.
+    pub fn beta_hidden(&self) -> f32 {
+        self.beta_hidden
+    }
+
+    /// Output-layer slope.
+    pub fn beta_output(&self) -> f32 {
+        self.beta_output
+    }
+
+    /// Input→hidden weights, `[i * hidden + j]`.
+    pub fn hidden_weights(&self) -> &[f32] {
+        &self.hidden_weight
+    }
+
+    /// Hidden→output weights, `[k * hidden + j]`.
+    pub fn output_weights(&self) -> &[f32] {
+        &self.output_weight
+    }
+
+    /// Hidden biases.
+    pub fn hidden_thresholds(&self) -> &[f32] {
+        &self.hidden_threshold
+    }
+
+    /// Output biases.
+    pub fn output_thresholds(&self) -> &[f32] {
+        &self.output_threshold
+    }
+
+    /// Mutable views of (hidden weights, output weights, hidden biases,
+    /// output biases), for training. Sizes cannot change.
+    pub fn parameters_mut(&mut self) -> (&mut [f32], &mut [f32], &mut [f32], &mut [f32]) {
+        (
+            &mut self.hidden_weight,
+            &mut self.output_weight,
+            &mut self.hidden_threshold,
+            &mut self.output_threshold,
+        )
+    }
+
+    /// All values in file order.
+    pub fn values(&self) -> impl Iterator<Item = f32> + '_ {
+        self.hidden_weight
+            .iter()
+            .chain(&self.output_weight)
+            .chain(&self.hidden_threshold)
+            .chain(&self.output_threshold)
+            .copied()
+    }
+}
+
+/// The six nets of a gnubg weights file, in file order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NetKind {
+    /// Contact positions (250 inputs).
+    Contact,
+    /// Races (214 inputs).
+    Race,
+    /// Crashed positions (250 inputs).
+    Crashed,
+    /// Pruning net for contact positions (200 base inputs).
+    PruneContact,
+    /// Pruning net for crashed positions (200 base inputs).
+    PruneCrashed,
+    /// Pruning net for races (200 base inputs).
+    PruneRace,
+}
+
+impl NetKind {
+    /// File order.
+    pub const ALL: [NetKind; 6] = [
+        NetKind::Contact,
+        NetKind::Race,
+        NetKind::Crashed,
+        NetKind::PruneContact,
+        NetKind::PruneCrashed,
+        NetKind::PruneRace,
+    ];
+
+    /// Inputs gnubg requires for this slot.
+    pub fn inputs(self) -> usize {
+        match self {
+            NetKind::Contact | NetKind::Crashed => crate::inputs::CONTACT_INPUTS,
+            NetKind::Race => crate::inputs::RACE_INPUTS,
+            _ => crate::inputs::BASE_INPUTS,
+        }
+    }
+
+    /// A short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            NetKind::Contact => "contact",
+            NetKind::Race => "race",
+            NetKind::Crashed => "crashed",
+            NetKind::PruneContact => "pruning contact",
+            NetKind::PruneCrashed => "pruning crashed",
+            NetKind::PruneRace => "pruning race",
+        }
+    }
+}
+
+/// gnubg's six nets. Immutable during evaluation, so an evaluator holding
+/// them can be shared between threads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nets {
+    nets: [Net; 6],
+}
+
+impl Nets {
+    /// Checks the sizes gnubg asserts at start-up (inputs per slot, 5
+    /// outputs) and assembles the set in file order.
+    pub fn new(nets: [Net; 6]) -> Result<Nets, WeightsError> {
+        for (net, kind) in nets.iter().zip(NetKind::ALL) {
+            if net.inputs() != kind.inputs() || net.outputs() != crate::NUM_OUTPUTS {
+                return Err(WeightsError::WrongSize {
+                    net: kind.name(),
+                    found: format!("{} inputs and {} outputs", net.inputs(), net.outputs()),
+                    expected: format!(
+                        "{} inputs and {} outputs",
+                        kind.inputs(),
+                        crate::NUM_OUTPUTS
+                    ),
+                });
+            }
+        }
+        Ok(Nets { nets })
+    }
+
+    /// The net in slot `kind`.
+    pub fn get(&self, kind: NetKind) -> &Net {
+        &self.nets[kind as usize]
+    }
+
+    /// Mutable access to one net (for training).
+    pub fn get_mut(&mut self, kind: NetKind) -> &mut Net {
+        &mut self.nets[kind as usize]
+    }
+
+    /// All six in file order.
+    pub fn all(&self) -> &[Net; 6] {
+        &self.nets
+    }
+
+    /// Largest hidden layer (scratch buffer size).
+    pub fn max_hidden(&self) -> usize {
+        self.nets.iter().map(Net::hidden).max().unwrap_or(0)
+    }
+}

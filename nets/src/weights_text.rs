@@ -1,0 +1,118 @@
+//! gnubg's text weights file, `gnubg.weights` (spec nets.md §2).
+
+use crate::error::WeightsError;
+use crate::net::{Net, NetKind, NetShape, Nets};
+use std::fmt::Write as _;
+
+/// The only version gnubg accepts.
+pub const WEIGHTS_VERSION: &str = "1.00";
+
+/// Parses a text weights file: the `GNU Backgammon 1.00` line, then six nets.
+/// Anything but whitespace after the sixth net is an error.
+pub fn parse(text: &str) -> Result<Nets, WeightsError> {
+    let (first, body) = text.split_once('\n').unwrap_or((text, ""));
+    let version = first
+        .strip_prefix("GNU Backgammon")
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_whitespace()))
+        .map(str::trim)
+        .ok_or(WeightsError::NotWeights)?;
+    if version != WEIGHTS_VERSION {
+        return Err(WeightsError::Version(version.to_string()));
+    }
+    let mut tokens = body.split_ascii_whitespace();
+    let mut nets = Vec::with_capacity(6);
+    for kind in NetKind::ALL {
+        nets.push(parse_net(&mut tokens, kind)?);
+    }
+    if let Some(extra) = tokens.next() {
+        return Err(WeightsError::TrailingData(extra.chars().take(40).collect()));
+    }
+    let nets: [Net; 6] = nets.try_into().expect("six nets were parsed");
+    Nets::new(nets)
+}
+
+fn parse_net<'a>(
+    tokens: &mut impl Iterator<Item = &'a str>,
+    kind: NetKind,
+) -> Result<Net, WeightsError> {
+    let name = kind.name();
+    let mut next = |what: &str| {
+        tokens
+            .next()
+            .ok_or_else(|| WeightsError::Truncated(format!("{name} net ends before its {what}")))
+    };
+    let size = |token: &str, what: &str| {
+        token.parse::<usize>().map_err(|_| WeightsError::Parse {
+            what: format!("{name} net header ({what})"),
+            token: token.to_string(),
+        })
+    };
+    let inputs = size(next("header")?, "inputs")?;
+    let hidden = size(next("header")?, "hidden units")?;
+    let outputs = size(next("header")?, "outputs")?;
+    // The training counter: read as a string and ignored, as gnubg does.
+    next("header")?;
+    let beta_hidden = float(next("header")?, || {
+        format!("{name} net header (beta_hidden)")
+    })?;
+    let beta_output = float(next("header")?, || {
+        format!("{name} net header (beta_output)")
+    })?;
+    let shape = NetShape {
+        inputs,
+        hidden,
+        outputs,
+        beta_hidden,
+        beta_output,
+    };
+    shape.validate().map_err(|e| match e {
+        WeightsError::Invalid(msg) => WeightsError::Invalid(format!("{name} net: {msg}")),
+        other => other,
+    })?;
+    let n = shape.values();
+    let mut values = Vec::with_capacity(n);
+    for k in 0..n {
+        let token = tokens.next().ok_or_else(|| {
+            WeightsError::Truncated(format!("{name} net has {k} of its {n} values"))
+        })?;
+        values.push(float(token, || format!("{name} net value #{k}"))?);
+    }
+    Net::from_values(shape, values).map_err(|e| match e {
+        WeightsError::Invalid(msg) => WeightsError::Invalid(format!("{name} net: {msg}")),
+        other => other,
+    })
+}
+
+/// Parses one value straight to f32 (correctly rounded); rejects NaN and
+/// infinities.
+fn float(token: &str, what: impl Fn() -> String) -> Result<f32, WeightsError> {
+    match token.parse::<f32>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(WeightsError::Parse {
+            what: what(),
+            token: token.to_string(),
+        }),
+    }
+}
+
+/// Writes the nets exactly as gnubg writes them (`%.7f` values, training
+/// counter 0). Loading gnubg's shipped file and writing it back reproduces it
+/// byte for byte.
+pub fn write(nets: &Nets) -> String {
+    let mut out = String::with_capacity(1 << 20);
+    out.push_str("GNU Backgammon ");
+    out.push_str(WEIGHTS_VERSION);
+    out.push('\n');
+    for net in nets.all() {
+        let s = net.shape();
+        let _ = writeln!(
+            out,
+            "{} {} {} 0 {:.7} {:.7}",
+            s.inputs, s.hidden, s.outputs, s.beta_hidden, s.beta_output
+        );
+        for v in net.values() {
+            let _ = writeln!(out, "{v:.7}");
+        }
+    }
+    out
+}

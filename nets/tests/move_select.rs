@@ -1,0 +1,95 @@
+//! Move selection: edge cases and agreement between the entry points. (Its
+//! agreement with gnubg is covered by the 1-ply references, where every one
+//! of the 21 rolls × 185 positions must pick gnubg's move to match.)
+
+mod common;
+
+use board::{Board, MoveList};
+use nets::{prune_moves, Arithmetic};
+
+#[test]
+fn no_legal_move_and_forced_moves() {
+    let eval = common::evaluator(Arithmetic::Ieee);
+    let mut s = eval.scratch();
+    // On the bar against a closed board: nothing to play, 1-ply keeps the
+    // position for every roll.
+    let mut b = Board::EMPTY;
+    b.sides[1][24] = 1;
+    b.sides[1][5] = 14;
+    for p in 0..6 {
+        b.sides[0][p] = 2;
+    }
+    b.sides[0][10] = 3;
+    for (d0, d1) in [(6, 6), (3, 1), (1, 6)] {
+        assert_eq!(eval.best_move(&b, d0, d1, false, &mut s), None);
+        assert_eq!(eval.best_move(&b, d0, d1, true, &mut s), None);
+    }
+    let e = eval.evaluate_plied(&b, 1, false, &mut s);
+    assert!(e.outputs[0] < 0.5);
+    // One chequer left: every roll bears it off and wins.
+    let mut last = Board::EMPTY;
+    last.sides[1][0] = 1;
+    last.sides[0][5] = 15;
+    let after = eval.best_move(&last, 2, 1, false, &mut s).unwrap();
+    assert_eq!(after.chequers(1), 0);
+    let e = eval.evaluate_plied(&last, 1, true, &mut s);
+    assert_eq!(e.outputs, [1.0, 1.0, 0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn chosen_move_is_the_best_scored_and_pruning_keeps_gnubgs_count() {
+    let eval = common::evaluator(Arithmetic::GnubgFastMath);
+    let mut s = eval.scratch();
+    let mut moves = MoveList::new();
+    let refs = common::reference_0ply();
+    for r in refs.iter().filter(|r| r.class == "CONTACT").take(40) {
+        for roll in board::ROLLS {
+            let list = moves.generate(&r.board, roll.high, roll.low).to_vec();
+            let Some(chosen) = eval.choose_move(&r.board, roll.high, roll.low, false, &mut s)
+            else {
+                assert!(list.is_empty());
+                continue;
+            };
+            assert_eq!(list[chosen.index], chosen.board);
+            let scores: Vec<f32> = list.iter().map(|m| eval.move_equity(m, &mut s)).collect();
+            let best = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let first_best = scores.iter().position(|&x| x == best).unwrap();
+            assert_eq!(chosen.index, first_best, "{} {roll:?}", r.id);
+            // Pruning picks one of the moves, never a better one.
+            let pruned = eval
+                .choose_move(&r.board, roll.high, roll.low, true, &mut s)
+                .unwrap();
+            assert!(scores[pruned.index] <= best);
+            if list.len() <= prune_moves(list.len()) {
+                assert_eq!(pruned.index, chosen.index);
+            }
+        }
+    }
+    assert_eq!(prune_moves(16), 9);
+    assert_eq!(prune_moves(26), 9);
+    assert_eq!(prune_moves(122), 11);
+    assert_eq!(prune_moves(3875), 16);
+}
+
+#[test]
+fn batch_evaluation_equals_single_evaluations() {
+    let eval = common::evaluator(Arithmetic::Ieee);
+    let mut s = eval.scratch();
+    let boards: Vec<Board> = common::reference_0ply()
+        .iter()
+        .step_by(97)
+        .map(|r| r.board)
+        .collect();
+    let mut out = vec![eval.evaluate(&boards[0], &mut s); boards.len()];
+    eval.evaluate_many(&boards, &mut out, &mut s);
+    for (b, e) in boards.iter().zip(&out) {
+        assert_eq!(*e, eval.evaluate(b, &mut s));
+        let inv = nets::invert(&e.outputs);
+        assert_eq!(
+            inv[1..],
+            [e.outputs[3], e.outputs[4], e.outputs[1], e.outputs[2]]
+        );
+        assert_eq!(inv[0], 1.0 - e.outputs[0]);
+        assert!((nets::cubeless_equity(&inv) + e.equity()).abs() < 1e-6);
+    }
+}
