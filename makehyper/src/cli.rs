@@ -22,7 +22,7 @@ Examples:
 The database is solved by value iteration until no value changes by more than
 the threshold in a sweep. After every sweep the state is saved to FILE.tmp
 (in the output format; disable with -n), so an interrupted run loses at most
-one sweep: restart it with -r FILE.tmp. Memory: about 25 MB for 2 chequers,
+one sweep: restart it with -r FILE.tmp. Memory: about 40 MB for 2 chequers,
 about 5 GB for 3 chequers (successor tables are precomputed).";
 
 /// Generate GNU Backgammon Hypergammon databases.

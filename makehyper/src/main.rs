@@ -37,7 +37,15 @@ fn main() -> ExitCode {
     }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
-    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+    let handler = move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            // A second signal stops at once: files are only ever replaced
+            // atomically, so this is as safe as kill -9.
+            std::process::exit(130);
+        }
+        eprintln!("makehyper: stopping after this sweep (interrupt again to stop at once)");
+    };
+    if let Err(e) = ctrlc::set_handler(handler) {
         eprintln!("makehyper: warning: no signal handler ({e})");
     }
     match run::run(&cli, stop) {

@@ -122,6 +122,10 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             start.elapsed().as_secs_f64()
         );
     }
+    if stop.load(Ordering::SeqCst) {
+        eprintln!("makehyper: interrupted before the first sweep; nothing was saved");
+        return Ok(Outcome::Interrupted);
+    }
     let mut sweeps = 0usize;
     loop {
         let t = Instant::now();
@@ -137,18 +141,9 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             interrupted |= stop.load(Ordering::SeqCst);
         });
         progress.finish();
-        if interrupted || stop.load(Ordering::SeqCst) {
-            if checkpoints && sweeps > 0 {
-                eprintln!(
-                    "makehyper: interrupted; {} holds sweep {sweeps}: restart with -r {}",
-                    ckpt.display(),
-                    ckpt.display()
-                );
-            } else {
-                eprintln!("makehyper: interrupted before a checkpoint was written");
-            }
-            return Ok(Outcome::Interrupted);
-        }
+        // A signal does not cut a sweep short: the state is a complete
+        // sweep, saved below like any other, so waiting for it is not lost.
+        let interrupted = interrupted || stop.load(Ordering::SeqCst);
         sweeps += 1;
         if !cli.quiet {
             eprintln!(
@@ -160,6 +155,18 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         let converged = norm.partial_cmp(&cli.threshold) != Some(std::cmp::Ordering::Greater);
         if checkpoints && !converged {
             save(&solver, &ckpt)?;
+        }
+        if interrupted && !converged {
+            if checkpoints {
+                eprintln!(
+                    "makehyper: interrupted; {} holds sweep {sweeps}: restart with -r {}",
+                    ckpt.display(),
+                    ckpt.display()
+                );
+            } else {
+                eprintln!("makehyper: interrupted; checkpoints are off (-n), nothing was saved");
+            }
+            return Ok(Outcome::Interrupted);
         }
         if converged {
             break;
