@@ -4,6 +4,7 @@
 //! comparison, checkpoints and the table of gnubg's published checksums.
 
 pub mod checkpoint;
+pub mod cli;
 pub mod compare;
 pub mod decode;
 pub mod header;

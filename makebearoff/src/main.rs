@@ -3,50 +3,24 @@
 mod cli;
 mod run;
 
-use clap::Parser;
+use databases::cli::{exit_code, init_threads, parse, stop_flag};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli: cli::Cli = match parse("makebearoff") {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            // One line: clap's first line names the problem.
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("makebearoff: {}", first.trim_start_matches("error: "));
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     if cli.version {
         println!("makebearoff (bgkit) {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
-    if let Some(n) = cli.threads {
-        if let Err(e) = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.into())
-            .build_global()
-        {
-            eprintln!("makebearoff: error: cannot start {n} threads: {e}");
-            return ExitCode::FAILURE;
-        }
+    if let Err(code) = init_threads("makebearoff", cli.threads) {
+        return code;
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
-        eprintln!("makebearoff: warning: no signal handler ({e}); Ctrl-C will not checkpoint");
-    }
-    match run::run(&cli, stop) {
-        Ok(run::Outcome::Done) => ExitCode::SUCCESS,
-        Ok(run::Outcome::Interrupted) => ExitCode::from(130),
-        Err(e) => {
-            eprintln!("makebearoff: error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    let stop = stop_flag(
+        "makebearoff",
+        "stopping after this unit and saving a checkpoint (interrupt again to stop at once)",
+    );
+    exit_code("makebearoff", run::run(&cli, stop))
 }

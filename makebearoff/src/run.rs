@@ -3,6 +3,7 @@
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
 use databases::checkpoint::Checkpoint;
+use databases::cli::Outcome;
 use databases::one_sided::check_old_one_sided;
 use databases::output::{check_writable, parent_dir, AtomicFile};
 use databases::progress::Progress;
@@ -16,14 +17,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// How a run ended without error.
-pub enum Outcome {
-    /// Database written (and verified, if asked).
-    Done,
-    /// Stopped by a signal; the checkpoint holds the work so far.
-    Interrupted,
-}
 
 /// The databases one invocation asks for.
 struct Plan {

@@ -2,6 +2,7 @@
 
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
+use databases::cli::Outcome;
 use databases::hyper::{memory_estimate, HyperSolver};
 use databases::output::{check_writable, parent_dir, AtomicFile};
 use databases::progress::Progress;
@@ -11,14 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// How a run ended without error.
-pub enum Outcome {
-    /// Converged and written.
-    Done,
-    /// Stopped by a signal; the last checkpoint is kept.
-    Interrupted,
-}
 
 fn checkpoint_path(out: &Path) -> PathBuf {
     let mut s = out.as_os_str().to_owned();
