@@ -61,10 +61,11 @@ Examples:
 Output is byte-identical to gnubg 1.07's makebearoff wherever gnubg computes
 correct values. Limits: one-sided up to 18 points, two-sided up to 23 points and
 15 chequers; the run stops at once with an error if the memory or disk it needs
-(estimated before starting) is not available. Rough needs: one-sided 13 points
-about 1.3 GB of memory, 15 points about 5 GB; two-sided n^2 x 8 bytes of memory
-(cubeful; x 2 cubeless) and the same on disk, n = C(points + chequers, points):
-6x11 1.2 GB, 6x13 5.9 GB, 6x14 12 GB.
+(estimated before starting) is not available. Measured needs: one-sided 13
+points 2.2 GB of memory and a 1.6 GB file (about 11 minutes on 2 cores); 15
+points about 9 GB (estimate). Two-sided: n^2 x 8 bytes of memory (cubeful;
+n^2 x 2 cubeless) and the same on disk, n = C(points + chequers, points):
+6x11 1.2 GB (43 s), 6x13 5.9 GB, 6x14 12 GB.
 
 The output is written to a temporary file next to FILE and renamed when
 complete. Checkpoints go to FILE.ckpt; after an interruption (Ctrl-C, kill,
