@@ -187,6 +187,32 @@ fn classify(b: &Board) -> Class {
     }
 }
 
+/// Size of a complete Hypergammon file for `chequers` chequers.
+pub fn file_len(chequers: usize) -> u64 {
+    HEADER_LEN as u64 + (side_positions(chequers) as u64).pow(2) * RECORD_LEN as u64
+}
+
+/// Checks that `bytes` is a complete Hypergammon file for `chequers`
+/// chequers (header and size), as a restart needs; cheap, so it can run
+/// before the successor tables are built.
+pub fn check_file(bytes: &[u8], chequers: usize) -> Result<(), String> {
+    let want = Kind::Hyper {
+        chequers: chequers as u8,
+    };
+    let kind = Kind::parse(bytes).map_err(|e| e.to_string())?;
+    if kind != want {
+        return Err(format!("it is a {kind} file, this run makes {want}"));
+    }
+    let len = file_len(chequers);
+    if bytes.len() as u64 != len {
+        return Err(format!(
+            "it is {} bytes, a complete {want} file has {len} (truncated?)",
+            bytes.len()
+        ));
+    }
+    Ok(())
+}
+
 /// Positions per side: `C(25 + chequers, chequers)`.
 pub fn side_positions(chequers: usize) -> usize {
     position_count(25, chequers)
@@ -390,7 +416,7 @@ impl HyperSolver {
 
     /// Size of the file [`HyperSolver::write`] produces.
     pub fn output_len(&self) -> u64 {
-        HEADER_LEN as u64 + (self.n as u64).pow(2) * RECORD_LEN as u64
+        file_len(self.chequers)
     }
 
     /// Writes the database (header and every record) in gnubg's format.
@@ -410,21 +436,7 @@ impl HyperSolver {
     /// Replaces the state with the records of a database or checkpoint
     /// (`bytes` = the whole file). Errors name what does not fit.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let kind = Kind::parse(bytes).map_err(|e| e.to_string())?;
-        if kind != self.kind() {
-            return Err(format!(
-                "it is a {kind} file, this run makes {}",
-                self.kind()
-            ));
-        }
-        if bytes.len() as u64 != self.output_len() {
-            return Err(format!(
-                "it is {} bytes, a {} file has {}",
-                bytes.len(),
-                self.kind(),
-                self.output_len()
-            ));
-        }
+        check_file(bytes, self.chequers)?;
         let variant = Variant::Hyper(self.chequers as u8);
         for (i, rec) in bytes[HEADER_LEN..].chunks_exact(RECORD_LEN).enumerate() {
             let mut e = Entry::decode(rec);

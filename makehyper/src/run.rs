@@ -3,11 +3,10 @@
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
 use databases::cli::Outcome;
-use databases::hyper::{memory_estimate, HyperSolver};
+use databases::hyper::{check_file, file_len, memory_estimate, HyperSolver};
 use databases::output::{check_writable, parent_dir, AtomicFile};
 use databases::progress::Progress;
 use databases::resources::{ensure_fits, human, peak_memory};
-use databases::Kind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -28,25 +27,6 @@ fn save(solver: &HyperSolver, path: &Path) -> Result<String> {
         .and_then(|md5| file.commit().map(|()| md5))
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(md5)
-}
-
-/// Checks the header and size of a restart file (`len` = the size of a
-/// complete file for this run).
-fn check_restart(bytes: &[u8], chequers: usize, len: u64) -> Result<(), String> {
-    let want = Kind::Hyper {
-        chequers: chequers as u8,
-    };
-    let kind = Kind::parse(bytes).map_err(|e| e.to_string())?;
-    if kind != want {
-        return Err(format!("it is a {kind} file, this run makes {want}"));
-    }
-    if bytes.len() as u64 != len {
-        return Err(format!(
-            "it is {} bytes, a complete {want} file has {len} (truncated?)",
-            bytes.len()
-        ));
-    }
-    Ok(())
 }
 
 /// Runs makehyper as the command line asks.
@@ -77,11 +57,11 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
                 .with_context(|| format!("cannot read restart file {}", p.display()))
         })
         .transpose()?;
-    let solver_bytes = (databases::hyper::side_positions(chequers) as u64).pow(2) * 28 + 40;
+    let solver_bytes = file_len(chequers);
     // Refuse a wrong or truncated restart file before building the tables
     // (minutes and gigabytes for 3 chequers).
     if let Some((path, bytes)) = &restart {
-        check_restart(bytes, chequers, solver_bytes)
+        check_file(bytes, chequers)
             .map_err(|e| anyhow::anyhow!("cannot restart from {}: {e}", path.display()))?;
     }
     let ckpt = checkpoint_path(&out);

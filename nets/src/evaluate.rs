@@ -188,20 +188,7 @@ impl Evaluator {
                 let kind = self
                     .inputs(board, class, &mut s.inputs)
                     .expect("net classes have inputs");
-                let net = self.nets.get(kind);
-                let mut out = [0f32; 5];
-                forward(
-                    net,
-                    &s.inputs[..net.inputs()],
-                    &mut s.hidden,
-                    &mut out,
-                    self.arith,
-                );
-                if class == Class::Race {
-                    race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
-                }
-                sanity_check(board, &mut out, &self.bearoff);
-                out
+                self.net_outputs(board, class, kind, s)
             }
         }
     }
@@ -221,6 +208,18 @@ impl Evaluator {
             _ => NetKind::PruneContact,
         };
         crate::inputs::base_inputs(board, &mut s.inputs);
+        self.net_outputs(board, class, kind, s)
+    }
+
+    /// The forward pass of net `kind` on the inputs in `s`, then gnubg's
+    /// race backgammon override (race positions) and sanity check.
+    fn net_outputs(
+        &self,
+        board: &Board,
+        class: Class,
+        kind: NetKind,
+        s: &mut NetScratch,
+    ) -> Outputs {
         let net = self.nets.get(kind);
         let mut out = [0f32; 5];
         forward(
