@@ -3,12 +3,13 @@
 //! Each test binary uses only some of them.
 #![allow(dead_code)]
 
+#[allow(unused_imports)] // each test binary uses only some of them
+pub use test_support::{assert_success, describe, error_line_problems, run_with_timeout, Running};
+
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 /// gnubg's reference implementation.
 pub const GNUBG_MAKEBEAROFF: &str = "/usr/games/makebearoff";
@@ -35,108 +36,12 @@ pub fn gnubg() -> Command {
 
 /// A fresh temporary directory.
 pub fn tempdir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("bgkit-makebearoff-test.")
-        .tempdir()
-        .expect("create a temporary directory")
-}
-
-fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut p) = pipe {
-            let _ = p.read_to_end(&mut buf);
-        }
-        buf
-    })
-}
-
-/// A started process whose stdout and stderr are collected in the background.
-pub struct Running {
-    pub child: Child,
-    what: String,
-    out: Option<JoinHandle<Vec<u8>>>,
-    err: Option<JoinHandle<Vec<u8>>>,
-}
-
-impl Running {
-    /// Starts `cmd` with piped stdout/stderr and no stdin.
-    pub fn start(mut cmd: Command) -> Running {
-        let what = format!("{cmd:?}");
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
-        let out = Some(drain(child.stdout.take()));
-        let err = Some(drain(child.stderr.take()));
-        Running {
-            child,
-            what,
-            out,
-            err,
-        }
-    }
-
-    /// The process id.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Exit status if the process has ended.
-    pub fn try_status(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().expect("wait for child")
-    }
-
-    /// Waits (at most `timeout`, then kills it and panics) and collects the output.
-    pub fn finish(mut self, timeout: Duration) -> Output {
-        let deadline = Instant::now() + timeout;
-        let status = loop {
-            if let Some(s) = self.try_status() {
-                break s;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!(
-                    "{} did not finish within {timeout:?}: pick a smaller size for this test",
-                    self.what
-                );
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        Output {
-            status,
-            stdout: self
-                .out
-                .take()
-                .expect("once")
-                .join()
-                .expect("stdout reader"),
-            stderr: self
-                .err
-                .take()
-                .expect("once")
-                .join()
-                .expect("stderr reader"),
-        }
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        // Never leave a child behind when a test panics.
-        if self.out.is_some() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
+    test_support::tempdir("bgkit-makebearoff-test.")
 }
 
 /// Runs `cmd` to completion (bounded by [`RUN_TIMEOUT`]).
 pub fn run(cmd: Command) -> Output {
-    Running::start(cmd).finish(RUN_TIMEOUT)
+    run_with_timeout(cmd, RUN_TIMEOUT)
 }
 
 /// Runs our binary in `dir` with `args`.
@@ -144,21 +49,6 @@ pub fn run_ours(dir: &Path, args: &[&str]) -> Output {
     let mut cmd = ours();
     cmd.current_dir(dir).args(args);
     run(cmd)
-}
-
-/// Human-readable summary of a finished process for assertion messages.
-pub fn describe(out: &Output) -> String {
-    format!(
-        "status: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// Asserts the run succeeded.
-pub fn assert_success(out: &Output, what: &str) {
-    assert!(out.status.success(), "{what} failed\n{}", describe(out));
 }
 
 /// Every file and directory under `dir` (recursively), as relative paths.
@@ -237,41 +127,6 @@ pub fn assert_same_bytes(left: (&str, &[u8]), right: (&str, &[u8]), what: &str) 
         window(l),
         window(r)
     );
-}
-
-/// Problems with the stderr of a failed run, which must be exactly one
-/// non-empty line that is a message (not a panic) and does not repeat itself.
-/// Returns the line (or all of stderr) and the problems found.
-pub fn error_line_problems(out: &Output) -> (String, Vec<String>) {
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let lines: Vec<&str> = stderr.lines().collect();
-    let mut problems = Vec::new();
-    if lines.len() != 1 || lines[0].trim().is_empty() {
-        problems.push(format!(
-            "expected exactly one non-empty line on stderr, got {}",
-            lines.len()
-        ));
-    }
-    for bad in ["panicked", "RUST_BACKTRACE", "stack backtrace"] {
-        if stderr.contains(bad) {
-            problems.push(format!("stderr contains {bad:?}: a panic, not a message"));
-        }
-    }
-    // An error chain printed twice ("...: X: X") reads as a glitch.
-    for line in &lines {
-        let parts: Vec<&str> = line.split(": ").collect();
-        for pair in parts.windows(2) {
-            if pair[0] == pair[1] {
-                problems.push(format!("the error message repeats {:?}", pair[0]));
-            }
-        }
-    }
-    let line = if lines.len() == 1 {
-        lines[0].to_owned()
-    } else {
-        stderr
-    };
-    (line, problems)
 }
 
 /// Asserts [`error_line_problems`] finds nothing; returns the line.
