@@ -3,14 +3,14 @@
 
 use databases::decode::Scale;
 
-/// The arithmetic of one gnubg build. All three are deterministic; they
-/// differ from each other by up to a few 1e-5 in the outputs.
+/// The arithmetic of one gnubg build. All are deterministic; because gnubg's
+/// table sigmoid is discontinuous, they differ from each other by up to
+/// ~1e-3 on a few percent of positions (docs/nets.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Arithmetic {
     /// Portable IEEE f32 as gnubg's SSE build computes it without fast-math:
     /// SIMD-form hidden sigmoid with true division, output sums in four
-    /// interleaved lanes. The fast default.
-    #[default]
+    /// interleaved lanes.
     Ieee,
     /// The spec's scalar reference (nets.md §4): scalar hidden sigmoid and
     /// sequential output sums. Slower; for checking the spec's examples.
@@ -20,7 +20,9 @@ pub enum Arithmetic {
     /// CPU's approximate reciprocal (`rcpps`, emulated bit for bit by a
     /// table, so this works on any CPU), divisions by constants in the inputs
     /// become multiplications by the f32 reciprocal, bearoff probabilities are
-    /// `u · (1/65535)`, the 1-ply average multiplies by `1/36`.
+    /// `u · (1/65535)`, the 1-ply average multiplies by `1/36`. The default:
+    /// it gives gnubg 1.07's numbers bit for bit, on any CPU.
+    #[default]
     GnubgFastMath,
     /// Like [`Arithmetic::GnubgFastMath`] with this CPU's own `rcpps`
     /// (`core::arch`, x86-64 only): what Debian's gnubg computes on this CPU.

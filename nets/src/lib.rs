@@ -11,7 +11,7 @@
 //! use nets::{Arithmetic, BearoffDatabases, Evaluator};
 //! let nets = nets::weights::load("/usr/lib/gnubg/gnubg.wd".as_ref())?;
 //! let db = BearoffDatabases::open(&["/usr/share/gnubg/gnubg_os0.bd"])?;
-//! let eval = Evaluator::new(nets, db, Arithmetic::Ieee)?;
+//! let eval = Evaluator::new(nets, db, Arithmetic::default())?;
 //! let mut scratch = eval.scratch();
 //! let e = eval.evaluate(&board::Board::starting(), &mut scratch);
 //! println!("{} {:?} {}", e.class, e.outputs, e.equity());
