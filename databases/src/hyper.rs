@@ -15,7 +15,9 @@
 use crate::decode::{hyper_equity, hyper_probability};
 use crate::header::{Kind, HEADER_LEN};
 use board::bearoff_index::{position_count, rank, unrank};
-use board::{eval_over, Board, MoveList, Variant, ROLLS};
+#[cfg(doc)]
+use board::MoveList;
+use board::{eval_over, generate_plays, Board, PlaySink, SideArray, Variant, ROLLS};
 use rayon::prelude::*;
 use std::io::{self, Write};
 
@@ -57,6 +59,21 @@ fn cube(nd: f32, dt: f32, dp: f32) -> f32 {
     } else {
         nd
     }
+}
+
+/// What a successor with equities `x` (the opponent's view) offers the
+/// roller in each of the five equity slots: the cubeless equity, then the
+/// roller owning the cube and the three cube states decided by the
+/// opponent's double/take (makehyper.md §4). The sweep maximises these.
+#[inline]
+fn offers(x: &[f32; 5]) -> [f32; 5] {
+    [
+        -x[0],
+        -x[4],
+        -cube(x[2], x[4], 1.0),
+        -cube(x[3], x[4], 1.0),
+        -cube(x[1], x[4], 1.0),
+    ]
 }
 
 impl Entry {
@@ -120,19 +137,26 @@ impl Group {
         const CHUNK: usize = 2048;
         let chunks: Vec<(Vec<u32>, Vec<u32>)> = pairs
             .par_chunks(CHUNK)
-            .map_init(MoveList::new, |ml, chunk| {
+            .map(|chunk| {
                 let mut data = Vec::new();
                 let mut lens = Vec::with_capacity(chunk.len());
                 for &i in chunk {
                     let start = data.len();
-                    let b = pair_board(i as usize / n, i as usize % n, chequers);
+                    let (us, them) = (i as usize / n, i as usize % n);
+                    let b = pair_board(us, them, chequers);
                     data.extend_from_slice(&[0u32; 6]);
                     for (r, roll) in ROLLS.iter().enumerate() {
-                        let list = ml.generate(&b, roll.high, roll.low);
-                        for m in list {
-                            data.push((rank(&m.sides[0]) * n + rank(&m.sides[1])) as u32);
-                        }
-                        data[start + r / 4] |= (list.len() as u32) << (8 * (r % 4));
+                        let before = data.len();
+                        let mut sink = Successors {
+                            root: &b.sides[0],
+                            them: them as u32,
+                            n: n as u32,
+                            start: before,
+                            keys: &mut data,
+                        };
+                        generate_plays(&b, roll.high, roll.low, &mut sink);
+                        let len = data.len() - before;
+                        data[start + r / 4] |= (len as u32) << (8 * (r % 4));
                     }
                     lens.push((data.len() - start) as u32);
                 }
@@ -157,6 +181,40 @@ impl Group {
     }
 }
 
+/// Collects one roll's successor pair indices in gnubg's move-list order:
+/// distinct resulting positions, first occurrence kept (what [`MoveList`]
+/// does, keyed by pair index instead of by board, without copying boards).
+struct Successors<'a> {
+    /// The opponent's side before the move (it changes only on a hit).
+    root: &'a SideArray,
+    /// Its index.
+    them: u32,
+    n: u32,
+    /// Where this roll's list starts in `keys`.
+    start: usize,
+    keys: &'a mut Vec<u32>,
+}
+
+impl PlaySink for Successors<'_> {
+    fn reset(&mut self) {
+        self.keys.truncate(self.start);
+    }
+
+    #[inline]
+    fn play(&mut self, b: &Board) {
+        // After the move the opponent is on roll: pair (opponent, mover).
+        let them = if b.sides[0] == *self.root {
+            self.them
+        } else {
+            rank(&b.sides[0]) as u32
+        };
+        let key = them * self.n + rank(&b.sides[1]) as u32;
+        if !self.keys[self.start..].contains(&key) {
+            self.keys.push(key);
+        }
+    }
+}
+
 /// The Hypergammon solver state.
 pub struct HyperSolver {
     chequers: usize,
@@ -165,6 +223,9 @@ pub struct HyperSolver {
     /// hot loop reads equities only.
     out: Vec<[f32; 5]>,
     eq: Vec<[f32; 5]>,
+    /// `offers(eq[i])` of every pair, kept up to date with `eq`: the hot
+    /// loop reads only this.
+    offer: Vec<[f32; 5]>,
     /// Playable pairs grouped by total pip count, ascending.
     groups: Vec<Group>,
 }
@@ -221,9 +282,9 @@ pub fn side_positions(chequers: usize) -> usize {
 /// Bytes of memory the solver needs, estimated before starting.
 pub fn memory_estimate(chequers: usize) -> u64 {
     let pairs = (side_positions(chequers) as u64).pow(2);
-    // state planes (40 bytes a pair) + successor table (measured: 3/4 of the
+    // state planes (60 bytes a pair) + successor table (measured: 3/4 of the
     // pairs are playable, with about 112 successors each for 3 chequers)
-    pairs * (40 + 400)
+    pairs * (60 + 400)
 }
 
 impl HyperSolver {
@@ -288,6 +349,7 @@ impl HyperSolver {
             n,
             out: entries.iter().map(|e| e.out).collect(),
             eq: entries.iter().map(|e| e.eq).collect(),
+            offer: entries.iter().map(|e| offers(&e.eq)).collect(),
             groups,
         }
     }
@@ -330,21 +392,14 @@ impl HyperSolver {
                 b_e = self.eq[chosen].map(|e| -e);
             }
             for &i in list {
-                let x = &self.eq[i as usize];
-                let r0 = -x[0];
-                if r0 >= b_e[0] {
-                    b_e[0] = r0;
+                let c = &self.offer[i as usize];
+                if c[0] >= b_e[0] {
+                    b_e[0] = c[0];
                     chosen = i as usize;
                 }
-                let cand = [
-                    -x[4],
-                    -cube(x[2], x[4], 1.0),
-                    -cube(x[3], x[4], 1.0),
-                    -cube(x[1], x[4], 1.0),
-                ];
-                for (b, c) in b_e[1..].iter_mut().zip(cand) {
-                    if c >= *b {
-                        *b = c;
+                for (b, &v) in b_e[1..].iter_mut().zip(&c[1..]) {
+                    if v >= *b {
+                        *b = v;
                     }
                 }
             }
@@ -394,6 +449,7 @@ impl HyperSolver {
             for (&i, (e, d)) in self.groups[g].pairs.iter().zip(new) {
                 self.out[i as usize] = e.out;
                 self.eq[i as usize] = e.eq;
+                self.offer[i as usize] = offers(&e.eq);
                 norm = norm.max(d);
             }
             done += self.groups[g].pairs.len();
@@ -451,6 +507,7 @@ impl HyperSolver {
             }
             self.out[i] = e.out;
             self.eq[i] = e.eq;
+            self.offer[i] = offers(&e.eq);
         }
         Ok(())
     }
