@@ -124,16 +124,22 @@ enum Class {
 
 /// The playable pairs of one total pip count, in sweep order, with their
 /// successors: per pair, 6 words packing the 21 list lengths (a byte each),
-/// then the successor pair indices of every roll in gnubg's move-list order.
+/// the slot of the reversed pair (what a dance reads), then the successor
+/// slots of every roll in gnubg's move-list order.
 struct Group {
-    pairs: Vec<u32>,
+    /// State slots of the pairs, in sweep order.
+    slots: Vec<u32>,
     starts: Vec<u32>,
     data: Vec<u32>,
 }
 
+/// Words before the successors in a pair's block.
+const BLOCK_HEADER: usize = 7;
+
 impl Group {
-    /// Generates the successor lists of `pairs` (in parallel).
-    fn new(pairs: Vec<u32>, n: usize, chequers: usize) -> Group {
+    /// Generates the successor lists of `pairs` (pair indices, in sweep
+    /// order) in parallel, as state slots (`slot_of`).
+    fn new(pairs: &[u32], n: usize, chequers: usize, slot_of: &[u32]) -> Group {
         const CHUNK: usize = 2048;
         let chunks: Vec<(Vec<u32>, Vec<u32>)> = pairs
             .par_chunks(CHUNK)
@@ -144,7 +150,8 @@ impl Group {
                     let start = data.len();
                     let (us, them) = (i as usize / n, i as usize % n);
                     let b = pair_board(us, them, chequers);
-                    data.extend_from_slice(&[0u32; 6]);
+                    data.extend_from_slice(&[0u32; BLOCK_HEADER]);
+                    data[start + 6] = slot_of[them * n + us];
                     for (r, roll) in ROLLS.iter().enumerate() {
                         let before = data.len();
                         let mut sink = Successors {
@@ -157,6 +164,9 @@ impl Group {
                         generate_plays(&b, roll.high, roll.low, &mut sink);
                         let len = data.len() - before;
                         data[start + r / 4] |= (len as u32) << (8 * (r % 4));
+                    }
+                    for k in &mut data[start + BLOCK_HEADER..] {
+                        *k = slot_of[*k as usize];
                     }
                     lens.push((data.len() - start) as u32);
                 }
@@ -174,7 +184,7 @@ impl Group {
             }
         }
         Group {
-            pairs,
+            slots: pairs.iter().map(|&i| slot_of[i as usize]).collect(),
             starts,
             data,
         }
@@ -219,7 +229,12 @@ impl PlaySink for Successors<'_> {
 pub struct HyperSolver {
     chequers: usize,
     n: usize,
-    /// Outputs and equities of every pair, kept apart so that the sweep's
+    /// The state slot of each pair index `us · n + them`. Slots are ordered
+    /// by (total pips, `us > them`, `us`, `them`), so the successors that
+    /// pairs with the same opponent side read lie in a few short runs of
+    /// nearby groups: the sweep's reads stay in cache.
+    slot_of: Vec<u32>,
+    /// Outputs and equities of every slot, kept apart so that the sweep's
     /// hot loop reads equities only.
     out: Vec<[f32; 5]>,
     eq: Vec<[f32; 5]>,
@@ -282,9 +297,9 @@ pub fn side_positions(chequers: usize) -> usize {
 /// Bytes of memory the solver needs, estimated before starting.
 pub fn memory_estimate(chequers: usize) -> u64 {
     let pairs = (side_positions(chequers) as u64).pow(2);
-    // state planes (60 bytes a pair) + successor table (measured: 3/4 of the
+    // state planes (60 bytes a pair) and slot map (4) + successor table (measured: 3/4 of the
     // pairs are playable, with about 112 successors each for 3 chequers)
-    pairs * (60 + 400)
+    pairs * (64 + 400)
 }
 
 impl HyperSolver {
@@ -300,37 +315,56 @@ impl HyperSolver {
         // others. A pair and its reverse (which a dance reads) are then never
         // computed together from the same old values, which would make them
         // flip signs back and forth instead of converging.
-        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); 2 * (2 * 25 * chequers + 1)];
-        let mut entries = vec![Entry::default(); n * n];
-        let rows: Vec<Vec<(Entry, Option<usize>)>> = (0..n)
+        let buckets = 2 * (2 * 25 * chequers + 1);
+        let rows: Vec<Vec<(Entry, usize, bool)>> = (0..n)
             .into_par_iter()
             .map(|us| {
                 (0..n)
                     .map(|them| {
                         let b = pair_board(us, them, chequers);
+                        let bucket = 2 * (b.pips(0) + b.pips(1)) as usize + usize::from(us > them);
                         match classify(&b) {
                             Class::Over => (
                                 Entry::over(eval_over(&b, variant).expect("a side is off")),
-                                None,
+                                bucket,
+                                false,
                             ),
                             Class::Play => (
                                 Entry {
                                     out: [1.0, 1.0, 0.0, 0.0, 0.0],
                                     eq: [2.0, 0.0, 0.0, 0.0, 0.0],
                                 },
-                                Some((b.pips(0) + b.pips(1)) as usize),
+                                bucket,
+                                true,
                             ),
-                            Class::Illegal => (Entry::default(), None),
+                            Class::Illegal => (Entry::default(), bucket, false),
                         }
                     })
                     .collect()
             })
             .collect();
+        // Counting sort of the pairs into slots by bucket, (us, them) order
+        // within a bucket.
+        let mut first = vec![0u32; buckets + 1];
+        for row in &rows {
+            for &(_, bucket, _) in row {
+                first[bucket + 1] += 1;
+            }
+        }
+        for b in 0..buckets {
+            first[b + 1] += first[b];
+        }
+        let mut slot_of = vec![0u32; n * n];
+        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); buckets];
+        let mut entries = vec![Entry::default(); n * n];
         for (us, row) in rows.into_iter().enumerate() {
-            for (them, (e, pips)) in row.into_iter().enumerate() {
-                entries[us * n + them] = e;
-                if let Some(p) = pips {
-                    groups[2 * p + usize::from(us > them)].push((us * n + them) as u32);
+            for (them, (e, bucket, playable)) in row.into_iter().enumerate() {
+                let slot = first[bucket];
+                first[bucket] += 1;
+                slot_of[us * n + them] = slot;
+                entries[slot as usize] = e;
+                if playable {
+                    groups[bucket].push((us * n + them) as u32);
                 }
             }
         }
@@ -338,15 +372,16 @@ impl HyperSolver {
             .into_iter()
             .filter(|g| !g.is_empty())
             .map(|mut pairs| {
-                // Pairs with the same opponent side read the same rows of
-                // the state: keep them together for the cache.
+                // Sweep pairs with the same opponent side together: they
+                // read the same runs of the state.
                 pairs.sort_unstable_by_key(|&i| (i as usize % n, i as usize / n));
-                Group::new(pairs, n, chequers)
+                Group::new(&pairs, n, chequers, &slot_of)
             })
             .collect();
         HyperSolver {
             chequers,
             n,
+            slot_of,
             out: entries.iter().map(|e| e.out).collect(),
             eq: entries.iter().map(|e| e.eq).collect(),
             offer: entries.iter().map(|e| offers(&e.eq)).collect(),
@@ -366,7 +401,7 @@ impl HyperSolver {
 
     /// The current values of pair (`us` on roll, `them`).
     pub fn entry(&self, us: usize, them: usize) -> Entry {
-        let i = us * self.n + them;
+        let i = self.slot_of[us * self.n + them] as usize;
         Entry {
             out: self.out[i],
             eq: self.eq[i],
@@ -375,9 +410,9 @@ impl HyperSolver {
 
     /// New value of one playable pair from the current state, given its
     /// successor block.
-    fn update(&self, us: usize, them: usize, block: &[u32]) -> Entry {
-        let n = self.n;
-        let (lens, mut succ) = block.split_at(6);
+    fn update(&self, block: &[u32]) -> Entry {
+        let (header, mut succ) = block.split_at(BLOCK_HEADER);
+        let (lens, reversed) = (&header[..6], header[6] as usize);
         let (mut sum_o, mut sum_e) = ([0f32; 5], [0f32; 5]);
         for (r, roll) in ROLLS.iter().enumerate() {
             let len = ((lens[r / 4] >> (8 * (r % 4))) & 0xFF) as usize;
@@ -387,7 +422,7 @@ impl HyperSolver {
             // The cubeless choice: the LAST move with the best equity (gnubg
             // compares with >=). With no legal move gnubg negates the
             // reversed pair's equities index by index (a quirk kept as is).
-            let mut chosen = them * n + us;
+            let mut chosen = reversed;
             if list.is_empty() {
                 b_e = self.eq[chosen].map(|e| -e);
             }
@@ -429,13 +464,12 @@ impl HyperSolver {
         let mut done = 0;
         for g in 0..self.groups.len() {
             let group = &self.groups[g];
-            let n = self.n;
-            let new: Vec<(Entry, f32)> = (0..group.pairs.len())
+            let new: Vec<(Entry, f32)> = (0..group.slots.len())
                 .into_par_iter()
                 .map(|k| {
-                    let i = group.pairs[k] as usize;
+                    let i = group.slots[k] as usize;
                     let block = &group.data[group.starts[k] as usize..group.starts[k + 1] as usize];
-                    let e = self.update(i / n, i % n, block);
+                    let e = self.update(block);
                     let d = e
                         .out
                         .iter()
@@ -446,13 +480,13 @@ impl HyperSolver {
                     (e, d)
                 })
                 .collect();
-            for (&i, (e, d)) in self.groups[g].pairs.iter().zip(new) {
+            for (&i, (e, d)) in self.groups[g].slots.iter().zip(new) {
                 self.out[i as usize] = e.out;
                 self.eq[i as usize] = e.eq;
                 self.offer[i as usize] = offers(&e.eq);
                 norm = norm.max(d);
             }
-            done += self.groups[g].pairs.len();
+            done += self.groups[g].slots.len();
             progress(done);
         }
         norm
@@ -460,7 +494,7 @@ impl HyperSolver {
 
     /// Number of pairs a sweep updates.
     pub fn playable_pairs(&self) -> usize {
-        self.groups.iter().map(|g| g.pairs.len()).sum()
+        self.groups.iter().map(|g| g.slots.len()).sum()
     }
 
     /// The file's header kind.
@@ -505,9 +539,10 @@ impl HyperSolver {
             if classify(&b) == Class::Over {
                 e = Entry::over(eval_over(&b, variant).expect("a side is off"));
             }
-            self.out[i] = e.out;
-            self.eq[i] = e.eq;
-            self.offer[i] = offers(&e.eq);
+            let slot = self.slot_of[i] as usize;
+            self.out[slot] = e.out;
+            self.eq[slot] = e.eq;
+            self.offer[slot] = offers(&e.eq);
         }
         Ok(())
     }
