@@ -66,8 +66,10 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     }
     let ckpt = checkpoint_path(&out);
     let checkpoints = !cli.no_checkpoint;
+    // The restart file is held in memory while the tables are built.
+    let restart_bytes = restart.as_ref().map_or(0, |(_, b)| b.len() as u64);
     ensure_fits(
-        memory_estimate(chequers),
+        memory_estimate(chequers) + restart_bytes,
         solver_bytes * if checkpoints { 2 } else { 1 },
         &dir,
     )?;
@@ -85,13 +87,15 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             .restore(bytes)
             .map_err(|e| anyhow::anyhow!("cannot restart from {}: {e}", path.display()))?;
     }
+    // Free the restart file's bytes (300 MB for 3 chequers) before sweeping.
+    let restart = restart.map(|(path, _)| path);
     if !cli.quiet {
         let n = solver.side_positions();
         eprintln!(
             "makehyper: {chequers} chequers, {n} positions per side, {} pairs, threshold {:e}, start {} ({:.1} s to build the successor tables)",
             n * n,
             cli.threshold,
-            restart.as_ref().map_or_else(|| "guess".to_string(), |(p, _)| format!("from {}", p.display())),
+            restart.map_or_else(|| "guess".to_string(), |p| format!("from {}", p.display())),
             start.elapsed().as_secs_f64()
         );
     }
