@@ -26,6 +26,24 @@ static TERMS: [[u64; MAX_CHEQUERS + 1]; MAX_POINTS + 1] = {
     t
 };
 
+/// `STEP[k][s] = TERMS[k][s] − TERMS[k][s − 1] = C(k − 2 + s, k − 1)` (0 for
+/// `s = 0`): how much the rank drops when the top `k` points go from `s` to
+/// `s − 1` chequers, i.e. when a chequer leaves them.
+pub(crate) static STEP: [[u64; MAX_CHEQUERS + 1]; MAX_POINTS + 1] = {
+    let c = crate::combination::build_table();
+    let mut t = [[0u64; MAX_CHEQUERS + 1]; MAX_POINTS + 1];
+    let mut k = 1;
+    while k <= MAX_POINTS {
+        let mut s = 1;
+        while s <= MAX_CHEQUERS {
+            t[k][s] = c[k + s - 2][k - 1];
+            s += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
 /// Index of the layout `b[0..P]` (`P = b.len()` ≤ 25, at most 15 chequers).
 /// Independent of the chequer limit `N`; moving a chequer down or off always
 /// lowers it.

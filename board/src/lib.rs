@@ -7,6 +7,7 @@
 //! numbering (index 0 = ace point, 24 = bar).
 
 pub mod bearoff_index;
+pub mod bearoff_moves;
 pub mod combination;
 pub mod dice;
 pub mod game_over;
@@ -16,10 +17,11 @@ pub mod position;
 pub mod position_id;
 
 pub use bearoff_index::{rank, unrank, BearoffIndexer};
+pub use bearoff_moves::BearoffPlays;
 pub use combination::combination;
 pub use dice::{Roll, ROLLS};
 pub use game_over::{eval_over, Outputs, Variant};
 pub use key::PositionKey;
-pub use movegen::{generate_plays, BearoffLayout, MoveList, PlaySink, Position};
+pub use movegen::{generate_plays, MoveList, PlaySink, Position};
 pub use position::{Board, SideArray, BAR, POINTS};
 pub use position_id::{PositionIdError, ID_LEN};

@@ -9,10 +9,9 @@
 
 use crate::{Board, BAR};
 
-/// What the move generator needs to know about a position. [`Board`] is the
-/// general implementation; [`BearoffLayout`] is a compact one for positions
-/// where the opponent can never block or be hit (bearoff databases). Both
-/// produce the same plays in the same order.
+/// What the move generator needs to know about a position ([`Board`]).
+/// Bearoff databases use the specialised [`crate::BearoffPlays`], which is
+/// tested to produce the same plays in the same order.
 pub trait Position: Copy {
     /// Roller's chequers on index `i` (0..=23, or [`BAR`]).
     fn count(&self, i: usize) -> u8;
@@ -22,10 +21,6 @@ pub trait Position: Copy {
     fn scan_top(&self) -> usize;
     /// Highest occupied index of the roller, bar included.
     fn highest(&self) -> Option<usize>;
-    /// True when two sub-moves always commute: playing them in either order
-    /// gives the same position whenever both orders are legal (no hits, no
-    /// blocks, no bar). Lets the generator skip the duplicates of pass two.
-    const MOVES_COMMUTE: bool = false;
     /// What [`Position::undo`] needs to take a move back.
     type Undo: Copy;
     /// Moves one chequer from `src` by `die` pips (bearing off below 0,
@@ -93,80 +88,6 @@ impl Position for Board {
     }
 }
 
-/// One side's chequers on its lowest `points` points (at most 23), with no
-/// opponent in reach: the positions of bearoff databases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BearoffLayout {
-    counts: [u8; 24],
-    points: u8,
-}
-
-impl BearoffLayout {
-    /// The layout `counts` (index 0 = ace point); its length is the point count.
-    pub fn new(counts: &[u8]) -> BearoffLayout {
-        assert!(counts.len() <= 23, "a bearoff layout has at most 23 points");
-        let mut c = [0u8; 24];
-        c[..counts.len()].copy_from_slice(counts);
-        BearoffLayout {
-            counts: c,
-            points: counts.len() as u8,
-        }
-    }
-
-    /// Chequer counts on the layout's points.
-    #[inline(always)]
-    pub fn counts(&self) -> &[u8] {
-        &self.counts[..usize::from(self.points)]
-    }
-
-    /// The bearoff index of the layout.
-    #[inline(always)]
-    pub fn rank(&self) -> usize {
-        crate::rank(self.counts())
-    }
-}
-
-impl Position for BearoffLayout {
-    const MOVES_COMMUTE: bool = true;
-    type Undo = ();
-
-    #[inline(always)]
-    fn count(&self, i: usize) -> u8 {
-        self.counts.get(i).copied().unwrap_or(0)
-    }
-
-    #[inline(always)]
-    fn blocked(&self, _: usize) -> bool {
-        false
-    }
-
-    #[inline(always)]
-    fn scan_top(&self) -> usize {
-        usize::from(self.points).saturating_sub(1)
-    }
-
-    #[inline(always)]
-    fn highest(&self) -> Option<usize> {
-        self.counts().iter().rposition(|&c| c > 0)
-    }
-
-    #[inline(always)]
-    fn apply(&mut self, src: usize, die: usize) {
-        self.counts[src] -= 1;
-        if src >= die {
-            self.counts[src - die] += 1;
-        }
-    }
-
-    #[inline(always)]
-    fn undo(&mut self, src: usize, die: usize, _: ()) {
-        self.counts[src] += 1;
-        if src >= die {
-            self.counts[src - die] -= 1;
-        }
-    }
-}
-
 /// Receives the plays of one roll in gnubg's order.
 pub trait PlaySink<P = Board> {
     /// Every play reported so far is superseded by one using more dice.
@@ -193,15 +114,12 @@ pub fn generate_plays<P: Position, S: PlaySink<P>>(
         max_dice: 0,
         max_pips: 0,
         sink,
-        root: *position,
-        first_src: 0,
-        pass_two: false,
+        position: std::marker::PhantomData,
     };
     let mut pos = *position;
     search.sub(0, 23, 0, &mut pos);
     if !double {
         search.dice = [second, first, 0, 0];
-        search.pass_two = true;
         search.sub(0, 23, 0, &mut pos);
     }
 }
@@ -212,12 +130,8 @@ struct Search<'a, P, S> {
     max_dice: u8,
     max_pips: u8,
     sink: &'a mut S,
-    /// The position the roll is played from.
-    root: P,
-    /// Source of the first sub-move on the current branch.
-    first_src: usize,
-    /// Second pass of a non-double (smaller die first).
-    pass_two: bool,
+    /// The position type the sink receives.
+    position: std::marker::PhantomData<fn(&P)>,
 }
 
 /// Whether the roller may move a chequer from `src` by `d` (bar empty).
@@ -262,33 +176,13 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
             }
             let undo = pos.apply(src, d);
             let next_start = if self.double { src } else { 23 };
-            if depth == 0 {
-                self.first_src = src;
-            }
-            let duplicate =
-                P::MOVES_COMMUTE && self.pass_two && depth == 1 && self.played_in_pass_one(src);
-            if !duplicate
-                && (self.last_die(depth) || self.sub(depth + 1, next_start, pips + die, pos))
-            {
+            if self.last_die(depth) || self.sub(depth + 1, next_start, pips + die, pos) {
                 self.save(depth as u8 + 1, pips + die, pos);
             }
             pos.undo(src, d, undo);
             used = true;
         }
         !used
-    }
-
-    /// For commuting moves: whether pass one already saved the play "larger
-    /// die from `src`, then smaller die from `first_src`", which ends where
-    /// this pass-two branch ends. Such a duplicate cannot change the list.
-    fn played_in_pass_one(&self, src: usize) -> bool {
-        let (low, high) = (usize::from(self.dice[0]), usize::from(self.dice[1]));
-        let mut p = self.root;
-        if p.count(src) == 0 || !legal(&p, src, high, &mut None) {
-            return false;
-        }
-        p.apply(src, high);
-        p.count(self.first_src) > 0 && legal(&p, self.first_src, low, &mut None)
     }
 
     /// True when no die follows the one at `depth` (the recursion would

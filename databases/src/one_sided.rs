@@ -6,7 +6,7 @@ use crate::job::{Cursor, Job};
 use crate::reader::Database;
 use crate::waves::Waves;
 use board::bearoff_index::{position_count, rank, unrank};
-use board::{generate_plays, BearoffLayout, Board, PlaySink, ROLLS};
+use board::{BearoffPlays, Board, PlaySink, ROLLS};
 use rayon::prelude::*;
 use std::io::{self, Write};
 
@@ -164,14 +164,13 @@ struct BestExact<'a> {
     best: [(u32, u32); 2],
 }
 
-impl PlaySink<BearoffLayout> for BestExact<'_> {
+impl PlaySink<usize> for BestExact<'_> {
     fn reset(&mut self) {
         self.best = [(u32::MAX, 0); 2];
     }
 
     #[inline]
-    fn play(&mut self, layout: &BearoffLayout) {
-        let j = layout.rank();
+    fn play(&mut self, &j: &usize) {
         let [s, sg] = self.expected[j];
         if s < self.best[0].0 {
             self.best[0] = (s, j as u32);
@@ -188,14 +187,14 @@ struct BestNormal<'a> {
     best: [(f32, [f32; 4]); 2],
 }
 
-impl PlaySink<BearoffLayout> for BestNormal<'_> {
+impl PlaySink<usize> for BestNormal<'_> {
     fn reset(&mut self) {
         self.best = [(1e10, [0.0; 4]); 2];
     }
 
     #[inline]
-    fn play(&mut self, layout: &BearoffLayout) {
-        let x = self.records[layout.rank()];
+    fn play(&mut self, &j: &usize) {
+        let x = self.records[j];
         if x[0] < self.best[0].0 {
             self.best[0] = (x[0], x);
         }
@@ -268,7 +267,7 @@ impl OneSidedJob {
         }
         let gammons = self.opts.gammons;
         let all_on = board.chequers(1) == 15;
-        let layout = BearoffLayout::new(&board.sides[1][..self.opts.points]);
+        let plays = BearoffPlays::new(&board.sides[1][..self.opts.points]);
         let mut acc = [[0u32; 32]; 2];
         if !all_on {
             acc[1][0] = 65535 * 36;
@@ -279,7 +278,7 @@ impl OneSidedJob {
             best: [(u32::MAX, 0); 2],
         };
         for roll in ROLLS {
-            generate_plays(&layout, roll.high, roll.low, &mut sink);
+            plays.generate(roll.high, roll.low, &mut sink);
             let w = roll.weight();
             let parts = if gammons && all_on { 2 } else { 1 };
             for (part, acc) in acc.iter_mut().enumerate().take(parts) {
@@ -297,11 +296,12 @@ impl OneSidedJob {
                         usize::from(slot.win[0])
                     };
                 let vals = &store.blocks[slot.block as usize][start..start + usize::from(nz)];
-                for (k, &v) in vals.iter().enumerate() {
-                    let r = usize::from(io) + k;
-                    if r < 31 {
-                        acc[r + 1] += w * u32::from(v);
-                    }
+                // Finishing in r rolls from the successor is r + 1 from here;
+                // anything beyond 31 rolls is dropped.
+                let from = usize::from(io) + 1;
+                let to = acc.len().min(from + vals.len());
+                for (a, &v) in acc[from..to].iter_mut().zip(vals) {
+                    *a += w * u32::from(v);
                 }
             }
         }
@@ -318,14 +318,14 @@ impl OneSidedJob {
             return old.normal(j);
         }
         let all_on = board.chequers(1) == 15;
-        let layout = BearoffLayout::new(&board.sides[1][..self.opts.points]);
+        let plays = BearoffPlays::new(&board.sides[1][..self.opts.points]);
         let (mut a0, mut a2, mut v, mut vg) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
         let mut sink = BestNormal {
             records,
             best: [(1e10, [0.0; 4]); 2],
         };
         for roll in ROLLS {
-            generate_plays(&layout, roll.high, roll.low, &mut sink);
+            plays.generate(roll.high, roll.low, &mut sink);
             let twice = !roll.is_double();
             let add = |acc: &mut f32, t: f32| *acc += if twice { 2.0 * t } else { t };
             let xb = sink.best[0].1;

@@ -1,0 +1,358 @@
+//! Fast play generation for bearoff layouts: the plays [`generate_plays`]
+//! reports for a position with no opponent in reach, as bearoff indices.
+//!
+//! The enumeration is the generic one specialised to "no bar, no blocks, no
+//! hits": occupied points are walked through a bit mask, and the bearoff index
+//! is kept up to date as chequers move (moving a chequer from `src` down by `d`
+//! changes only the index terms of the points it passes), so a play costs a
+//! few table look-ups instead of a move, a full rank and an undo.
+//!
+//! [`generate_plays`]: crate::generate_plays
+
+use crate::bearoff_index::{rank, STEP};
+use crate::movegen::PlaySink;
+
+/// The layout during the search of a double: chequers per point and above,
+/// which points are occupied, and the bearoff index.
+#[derive(Clone, Copy, Debug)]
+struct State {
+    /// `above[i]`: chequers on point `i` and higher (`above[points] = 0`).
+    above: [u8; 24],
+    /// Bit `i` set when point `i` is occupied.
+    mask: u32,
+    rank: u64,
+}
+
+impl State {
+    /// How much the index drops when a chequer moves from `src` by `d`.
+    #[inline(always)]
+    fn drop(&self, points: usize, src: usize, d: usize) -> u64 {
+        let mut sum = 0;
+        for i in low_end(src, d)..src + 1 {
+            sum += STEP[points - i][usize::from(self.above[i] & 15)];
+        }
+        sum
+    }
+
+    /// The layout after moving a chequer from `src` by `d` (off the board
+    /// below point 0).
+    #[inline(always)]
+    fn moved(&self, points: usize, src: usize, d: usize) -> State {
+        let mut next = *self;
+        for i in low_end(src, d)..src + 1 {
+            next.rank -= STEP[points - i][usize::from(next.above[i] & 15)];
+            next.above[i] -= 1;
+        }
+        if next.above[src] == next.above[src + 1] {
+            next.mask &= !(1 << src);
+        }
+        if src >= d {
+            next.mask |= 1 << (src - d);
+        }
+        next
+    }
+}
+
+/// Highest occupied point of a non-empty `mask` (anything if it is empty).
+#[inline(always)]
+fn highest(mask: u32) -> usize {
+    31usize.wrapping_sub(mask.leading_zeros() as usize)
+}
+
+/// Whether a chequer on `src` may move `d` pips when the highest occupied
+/// point is `high` (gnubg's bearoff rule: every chequer home, and a larger die
+/// only for the rearmost chequer).
+#[inline(always)]
+fn legal(src: usize, d: usize, high: usize) -> bool {
+    src >= d || (high <= 5 && (src == high || src + 1 == d))
+}
+
+/// The points of `mask` from which a chequer may move `d` pips ([`legal`]).
+#[inline(always)]
+fn movable(mask: u32, d: usize) -> u32 {
+    let high = highest(mask);
+    let mut allowed = !0 << d;
+    if high <= 5 {
+        allowed |= (1 << (d - 1)) | (1 << high);
+    }
+    mask & allowed
+}
+
+/// The points of `mask`, highest first.
+#[inline(always)]
+fn descending(mut m: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let src = 31usize.checked_sub(m.leading_zeros() as usize)?;
+        m ^= 1 << src;
+        Some(src)
+    })
+}
+
+/// Lowest point passed by a chequer moving from `src` by `d`: the points
+/// `low_end..=src` have one chequer fewer on or above them afterwards.
+#[inline(always)]
+fn low_end(src: usize, d: usize) -> usize {
+    (src + 1).saturating_sub(d)
+}
+
+/// Calls `f` with each point up to `top` from which a chequer may move `d`
+/// pips in `mask`, highest first; returns whether there was one.
+#[inline(always)]
+fn each_move(mask: u32, top: usize, d: usize, f: impl FnMut(usize)) -> bool {
+    let m = movable(mask, d) & ((2 << top) - 1);
+    descending(m).for_each(f);
+    m != 0
+}
+
+/// gnubg's filter in front of a sink: only plays using the most dice (then
+/// pips) survive.
+struct Filter<'a, S> {
+    sink: &'a mut S,
+    max_dice: u8,
+    max_pips: u8,
+}
+
+impl<S: PlaySink<usize>> Filter<'_, S> {
+    #[inline(always)]
+    fn save(&mut self, n_dice: u8, n_pips: usize, rank: u64) {
+        let n_pips = n_pips as u8;
+        if n_dice < self.max_dice || n_pips < self.max_pips {
+            return;
+        }
+        if n_dice > self.max_dice || n_pips > self.max_pips {
+            self.sink.reset();
+        }
+        self.max_dice = n_dice;
+        self.max_pips = n_pips;
+        self.sink.play(&(rank as usize));
+    }
+}
+
+/// One side's chequers on its lowest points (at most 23), with no opponent in
+/// reach, ready to generate the plays of each roll.
+#[derive(Clone, Debug)]
+pub struct BearoffPlays {
+    root: State,
+    counts: [u8; 24],
+    points: usize,
+    /// Prefix sums over points of `STEP[points − i][above[i]]`: the index
+    /// drop of a chequer passing points `lo..hi` is `passed[hi] − passed[lo]`.
+    passed: [u64; 25],
+    /// Prefix sums of how much less a second chequer passing a point drops
+    /// the index than the first one.
+    overlap: [u64; 25],
+}
+
+impl BearoffPlays {
+    /// The layout `counts` (index 0 = ace point); its length is the point
+    /// count, at most 23, with at most 15 chequers.
+    pub fn new(counts: &[u8]) -> BearoffPlays {
+        let points = counts.len();
+        assert!(points <= 23, "a bearoff layout has at most 23 points");
+        let mut plays = BearoffPlays {
+            root: State {
+                above: [0; 24],
+                mask: 0,
+                rank: rank(counts) as u64,
+            },
+            counts: [0; 24],
+            points,
+            passed: [0; 25],
+            overlap: [0; 25],
+        };
+        plays.counts[..points].copy_from_slice(counts);
+        let root = &mut plays.root;
+        for (i, &c) in counts.iter().enumerate().rev() {
+            root.above[i] = root.above[i + 1] + c;
+            if c > 0 {
+                root.mask |= 1 << i;
+            }
+        }
+        for i in 0..points {
+            let a = usize::from(root.above[i]);
+            let first = STEP[points - i][a];
+            let second = if a > 0 { STEP[points - i][a - 1] } else { 0 };
+            plays.passed[i + 1] = plays.passed[i] + first;
+            plays.overlap[i + 1] = plays.overlap[i] + first - second;
+        }
+        plays
+    }
+
+    /// Reports the plays for dice `(first, second)` to `sink` as bearoff
+    /// indices: the plays `generate_plays` reports for the layout, except
+    /// that the second pass of a non-double skips most plays ending where a
+    /// first-pass play ended. The distinct positions, in order of first
+    /// appearance, are exactly gnubg's move list.
+    pub fn generate<S: PlaySink<usize>>(&self, first: u8, second: u8, sink: &mut S) {
+        debug_assert!((1..=6).contains(&first) && (1..=6).contains(&second));
+        let mut out = Filter {
+            sink,
+            max_dice: 0,
+            max_pips: 0,
+        };
+        let (a, b) = (usize::from(first), usize::from(second));
+        if a == b {
+            self.double(a, &mut out);
+        } else {
+            self.pass(a, b, false, &mut out);
+            self.pass(b, a, true, &mut out);
+        }
+    }
+
+    /// The occupancy after moving a chequer from `src` by `d` from the root.
+    #[inline(always)]
+    fn mask_after(&self, src: usize, d: usize) -> u32 {
+        let mut mask = self.root.mask;
+        if self.counts[src] == 1 {
+            mask &= !(1 << src);
+        }
+        if src >= d {
+            mask |= 1 << (src - d);
+        }
+        mask
+    }
+
+    /// Index drop of a chequer passing points `lo..hi` of the root.
+    #[inline(always)]
+    fn passed(&self, lo: usize, hi: usize) -> u64 {
+        self.passed[hi] - self.passed[lo]
+    }
+
+    /// One pass of a non-double: die `a`, then die `b`. Every play is two
+    /// moves from the root, so its index comes from the prefix sums.
+    fn pass<S: PlaySink<usize>>(&self, a: usize, b: usize, second: bool, out: &mut Filter<S>) {
+        let root = &self.root;
+        each_move(root.mask, 23, a, |s1| {
+            let lo1 = low_end(s1, a);
+            let rank = root.rank - self.passed(lo1, s1 + 1);
+            let mut s2s = movable(self.mask_after(s1, a), b);
+            let used = s2s != 0;
+            if second && s1 >= a {
+                // Unless the second move bears off, pass one reached the same
+                // position: `b` from `s2` then `a` from `s1` if the root holds
+                // `s2`, or else (`s2 = s1 − a`) `b` then `a` from `s1`.
+                s2s &= (1 << b) - 1;
+            }
+            for s2 in descending(s2s) {
+                if second && self.played_in_pass_one(s2, b, s1, a) {
+                    continue;
+                }
+                // The second chequer passes the root's points `lo2..=s2`,
+                // those also in `lo1..=s1` with one chequer fewer above.
+                let lo2 = low_end(s2, b);
+                let mut r = rank;
+                let (lo, hi) = (lo1.max(lo2), s1.min(s2) + 1);
+                if lo < hi {
+                    r += self.overlap[hi] - self.overlap[lo];
+                }
+                out.save(2, a + b, r - self.passed(lo2, s2 + 1));
+            }
+            if !used {
+                out.save(1, a, rank);
+            }
+        });
+    }
+
+    /// Whether pass one played `d1` from `s1`, then `d2` from `s2` (which ends
+    /// where the pass-two play being considered ends).
+    #[inline(always)]
+    fn played_in_pass_one(&self, s1: usize, d1: usize, s2: usize, d2: usize) -> bool {
+        if self.root.mask & (1 << s1) == 0 || !legal(s1, d1, highest(self.root.mask)) {
+            return false;
+        }
+        let mask = self.mask_after(s1, d1);
+        mask & (1 << s2) != 0 && legal(s2, d2, highest(mask))
+    }
+
+    /// The four sub-moves of a double `d`, each from a point no higher than
+    /// the previous one's. A branch where no chequer can move saves the
+    /// position reached.
+    fn double<S: PlaySink<usize>>(&self, d: usize, out: &mut Filter<S>) {
+        let p = self.points;
+        let p0 = &self.root;
+        each_move(p0.mask, 23, d, |s1| {
+            let p1 = p0.moved(p, s1, d);
+            let used = each_move(p1.mask, s1, d, |s2| {
+                let p2 = p1.moved(p, s2, d);
+                let used = each_move(p2.mask, s2, d, |s3| {
+                    let p3 = p2.moved(p, s3, d);
+                    let used = each_move(p3.mask, s3, d, |s4| {
+                        out.save(4, 4 * d, p3.rank - p3.drop(p, s4, d));
+                    });
+                    if !used {
+                        out.save(3, 3 * d, p3.rank);
+                    }
+                });
+                if !used {
+                    out.save(2, 2 * d, p2.rank);
+                }
+            });
+            if !used {
+                out.save(1, d, p1.rank);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bearoff_index::{position_count, unrank};
+    use crate::{Board, MoveList, ROLLS};
+
+    /// The distinct plays in first-occurrence order, as gnubg lists them.
+    #[derive(Default)]
+    struct Distinct(Vec<usize>);
+
+    impl PlaySink<usize> for Distinct {
+        fn reset(&mut self) {
+            self.0.clear();
+        }
+        fn play(&mut self, r: &usize) {
+            if !self.0.contains(r) {
+                self.0.push(*r);
+            }
+        }
+    }
+
+    /// Compares with gnubg's move list (from the general generator).
+    fn check(counts: &[u8], list: &mut MoveList) {
+        let mut board = Board::EMPTY;
+        board.sides[1][..counts.len()].copy_from_slice(counts);
+        let plays = BearoffPlays::new(counts);
+        for roll in ROLLS {
+            for (d0, d1) in [(roll.high, roll.low), (roll.low, roll.high)] {
+                let want: Vec<usize> = list
+                    .generate(&board, d0, d1)
+                    .iter()
+                    .map(|b| rank(&b.sides[1][..counts.len()]))
+                    .collect();
+                let mut got = Distinct::default();
+                plays.generate(d0, d1, &mut got);
+                assert_eq!(got.0, want, "{counts:?} {d0}-{d1}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_six_point_layout_matches_move_list() {
+        let mut list = MoveList::new();
+        let mut b = [0u8; 6];
+        for id in 0..position_count(6, 15) {
+            unrank(id, 15, &mut b);
+            check(&b, &mut list);
+        }
+    }
+
+    #[test]
+    fn layouts_outside_home_match_move_list() {
+        let mut list = MoveList::new();
+        for (p, n) in [(9, 6), (12, 4), (23, 2)] {
+            let mut b = vec![0u8; p];
+            for id in 0..position_count(p, n) {
+                unrank(id, n, &mut b);
+                check(&b, &mut list);
+            }
+        }
+    }
+}
