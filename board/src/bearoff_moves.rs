@@ -10,7 +10,7 @@
 //! [`generate_plays`]: crate::generate_plays
 
 use crate::bearoff_index::{rank, STEP};
-use crate::movegen::PlaySink;
+use crate::movegen::{MostDice, PlaySink};
 
 /// The layout during the search of a double: chequers per point and above,
 /// which points are occupied, and the bearoff index.
@@ -104,27 +104,11 @@ fn each_move(mask: u32, top: usize, d: usize, f: impl FnMut(usize)) -> bool {
     m != 0
 }
 
-/// gnubg's filter in front of a sink: only plays using the most dice (then
-/// pips) survive.
-struct Filter<'a, S> {
-    sink: &'a mut S,
-    max_dice: u8,
-    max_pips: u8,
-}
-
-impl<S: PlaySink<usize>> Filter<'_, S> {
+impl<S: PlaySink<usize>> MostDice<'_, S> {
+    /// Offers a play given by its bearoff index.
     #[inline(always)]
-    fn save(&mut self, n_dice: u8, n_pips: usize, rank: u64) {
-        let n_pips = n_pips as u8;
-        if n_dice < self.max_dice || n_pips < self.max_pips {
-            return;
-        }
-        if n_dice > self.max_dice || n_pips > self.max_pips {
-            self.sink.reset();
-        }
-        self.max_dice = n_dice;
-        self.max_pips = n_pips;
-        self.sink.play(&(rank as usize));
+    fn save_rank(&mut self, n_dice: u8, n_pips: usize, rank: u64) {
+        self.save(n_dice, n_pips as u8, &(rank as usize));
     }
 }
 
@@ -185,11 +169,7 @@ impl BearoffPlays {
     /// appearance, are exactly gnubg's move list.
     pub fn generate<S: PlaySink<usize>>(&self, first: u8, second: u8, sink: &mut S) {
         debug_assert!((1..=6).contains(&first) && (1..=6).contains(&second));
-        let mut out = Filter {
-            sink,
-            max_dice: 0,
-            max_pips: 0,
-        };
+        let mut out = MostDice::new(sink);
         let (a, b) = (usize::from(first), usize::from(second));
         if a == b {
             self.double(a, &mut out);
@@ -220,7 +200,7 @@ impl BearoffPlays {
 
     /// One pass of a non-double: die `a`, then die `b`. Every play is two
     /// moves from the root, so its index comes from the prefix sums.
-    fn pass<S: PlaySink<usize>>(&self, a: usize, b: usize, second: bool, out: &mut Filter<S>) {
+    fn pass<S: PlaySink<usize>>(&self, a: usize, b: usize, second: bool, out: &mut MostDice<S>) {
         let root = &self.root;
         each_move(root.mask, 23, a, |s1| {
             let lo1 = low_end(s1, a);
@@ -245,10 +225,10 @@ impl BearoffPlays {
                 if lo < hi {
                     r += self.overlap[hi] - self.overlap[lo];
                 }
-                out.save(2, a + b, r - self.passed(lo2, s2 + 1));
+                out.save_rank(2, a + b, r - self.passed(lo2, s2 + 1));
             }
             if !used {
-                out.save(1, a, rank);
+                out.save_rank(1, a, rank);
             }
         });
     }
@@ -267,7 +247,7 @@ impl BearoffPlays {
     /// The four sub-moves of a double `d`, each from a point no higher than
     /// the previous one's. A branch where no chequer can move saves the
     /// position reached.
-    fn double<S: PlaySink<usize>>(&self, d: usize, out: &mut Filter<S>) {
+    fn double<S: PlaySink<usize>>(&self, d: usize, out: &mut MostDice<S>) {
         let p = self.points;
         let p0 = &self.root;
         each_move(p0.mask, 23, d, |s1| {
@@ -277,18 +257,18 @@ impl BearoffPlays {
                 let used = each_move(p2.mask, s2, d, |s3| {
                     let p3 = p2.moved(p, s3, d);
                     let used = each_move(p3.mask, s3, d, |s4| {
-                        out.save(4, 4 * d, p3.rank - p3.drop(p, s4, d));
+                        out.save_rank(4, 4 * d, p3.rank - p3.drop(p, s4, d));
                     });
                     if !used {
-                        out.save(3, 3 * d, p3.rank);
+                        out.save_rank(3, 3 * d, p3.rank);
                     }
                 });
                 if !used {
-                    out.save(2, 2 * d, p2.rank);
+                    out.save_rank(2, 2 * d, p2.rank);
                 }
             });
             if !used {
-                out.save(1, d, p1.rank);
+                out.save_rank(1, d, p1.rank);
             }
         });
     }

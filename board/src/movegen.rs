@@ -111,9 +111,7 @@ pub fn generate_plays<P: Position, S: PlaySink<P>>(
     let mut search = Search {
         dice: [first, second, extra, extra],
         double,
-        max_dice: 0,
-        max_pips: 0,
-        sink,
+        out: MostDice::new(sink),
         position: std::marker::PhantomData,
     };
     let mut pos = *position;
@@ -127,9 +125,7 @@ pub fn generate_plays<P: Position, S: PlaySink<P>>(
 struct Search<'a, P, S> {
     dice: [u8; 4],
     double: bool,
-    max_dice: u8,
-    max_pips: u8,
-    sink: &'a mut S,
+    out: MostDice<'a, S>,
     /// The position type the sink receives.
     position: std::marker::PhantomData<fn(&P)>,
 }
@@ -193,6 +189,33 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
     }
 
     fn save(&mut self, n_dice: u8, n_pips: u8, pos: &P) {
+        self.out.save(n_dice, n_pips, pos);
+    }
+}
+
+/// gnubg's filter in front of a sink: only plays using the most dice (then
+/// the most pips) survive; `reset` drops the plays a better one supersedes.
+pub(crate) struct MostDice<'a, S> {
+    sink: &'a mut S,
+    max_dice: u8,
+    max_pips: u8,
+}
+
+impl<'a, S> MostDice<'a, S> {
+    pub(crate) fn new(sink: &'a mut S) -> Self {
+        MostDice {
+            sink,
+            max_dice: 0,
+            max_pips: 0,
+        }
+    }
+
+    /// Offers a play using `n_dice` dice and `n_pips` pips.
+    #[inline(always)]
+    pub(crate) fn save<T>(&mut self, n_dice: u8, n_pips: u8, play: &T)
+    where
+        S: PlaySink<T>,
+    {
         if n_dice < self.max_dice || n_pips < self.max_pips {
             return;
         }
@@ -201,7 +224,7 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
         }
         self.max_dice = n_dice;
         self.max_pips = n_pips;
-        self.sink.play(pos);
+        self.sink.play(play);
     }
 }
 

@@ -131,6 +131,10 @@ struct Group {
     slots: Vec<u32>,
     starts: Vec<u32>,
     data: Vec<u32>,
+    /// The pair numbers `k` to sweep: first those whose value can change
+    /// after the first sweep, then (`order[cyclic..]`) those that cannot.
+    order: Vec<u32>,
+    cyclic: usize,
 }
 
 /// Words before the successors in a pair's block.
@@ -187,6 +191,8 @@ impl Group {
             slots: pairs.iter().map(|&i| slot_of[i as usize]).collect(),
             starts,
             data,
+            order: (0..pairs.len() as u32).collect(),
+            cyclic: pairs.len(),
         }
     }
 }
@@ -225,6 +231,22 @@ impl PlaySink for Successors<'_> {
     }
 }
 
+/// The part of a slot's state the sweep's inner loop reads.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hot {
+    offer: [f32; 5],
+    out: [f32; 5],
+}
+
+impl Hot {
+    fn new(e: &Entry) -> Hot {
+        Hot {
+            offer: offers(&e.eq),
+            out: e.out,
+        }
+    }
+}
+
 /// The Hypergammon solver state.
 pub struct HyperSolver {
     chequers: usize,
@@ -234,15 +256,53 @@ pub struct HyperSolver {
     /// pairs with the same opponent side read lie in a few short runs of
     /// nearby groups: the sweep's reads stay in cache.
     slot_of: Vec<u32>,
-    /// Outputs and equities of every slot, kept apart so that the sweep's
-    /// hot loop reads equities only.
-    out: Vec<[f32; 5]>,
+    /// What each slot offers a mover (`offers(eq)`) and its outputs, side by
+    /// side: the hot loop reads the offers of every successor and then the
+    /// outputs of the chosen one, which are then already in cache.
+    hot: Vec<Hot>,
+    /// Equities of every slot (read for dances and the norm).
     eq: Vec<[f32; 5]>,
-    /// `offers(eq[i])` of every pair, kept up to date with `eq`: the hot
-    /// loop reads only this.
-    offer: Vec<[f32; 5]>,
     /// Playable pairs grouped by total pip count, ascending.
     groups: Vec<Group>,
+    /// Whether a sweep has run since the state was set: the pairs that
+    /// cannot change any more are then skipped.
+    swept: bool,
+}
+
+/// Finds the playable pairs whose value is final after one sweep: every
+/// successor of every roll lies in an earlier group (fewer pips, so it is
+/// computed before them in the same sweep) and is itself final or a finished
+/// game, and no roll is a dance (which reads the reversed pair, of the same
+/// pip count). Pure races are such pairs. Recomputing them in later sweeps
+/// would reproduce the same bits, so each group lists them last and the
+/// sweep skips them after the first.
+fn mark_final_after_one_sweep(groups: &mut [(usize, Group)], bucket_start: &[u32], slots: usize) {
+    let mut is_final = vec![true; slots];
+    for (_, g) in groups.iter() {
+        for &slot in &g.slots {
+            is_final[slot as usize] = false;
+        }
+    }
+    for (bucket, g) in groups.iter_mut() {
+        let start = bucket_start[*bucket];
+        let mut stable = Vec::new();
+        let mut changing = Vec::new();
+        for k in 0..g.slots.len() {
+            let block = &g.data[g.starts[k] as usize..g.starts[k + 1] as usize];
+            let (lens, succ) = block.split_at(BLOCK_HEADER);
+            let dance = (0..ROLLS.len()).any(|r| (lens[r / 4] >> (8 * (r % 4))) & 0xFF == 0);
+            let settled = !dance && succ.iter().all(|&s| s < start && is_final[s as usize]);
+            if settled {
+                is_final[g.slots[k] as usize] = true;
+                stable.push(k as u32);
+            } else {
+                changing.push(k as u32);
+            }
+        }
+        g.cyclic = changing.len();
+        changing.extend(stable);
+        g.order = changing;
+    }
 }
 
 /// The two boards of pair (`us` on roll, `them`).
@@ -297,9 +357,10 @@ pub fn side_positions(chequers: usize) -> usize {
 /// Bytes of memory the solver needs, estimated before starting.
 pub fn memory_estimate(chequers: usize) -> u64 {
     let pairs = (side_positions(chequers) as u64).pow(2);
-    // state planes (60 bytes a pair) and slot map (4) + successor table (measured: 3/4 of the
+    // state planes (60 bytes a pair), slot map (4), the encoded file while
+    // it is written (28) + successor table (measured: 3/4 of the
     // pairs are playable, with about 112 successors each for 3 chequers)
-    pairs * (64 + 400)
+    pairs * (92 + 400)
 }
 
 impl HyperSolver {
@@ -354,6 +415,7 @@ impl HyperSolver {
         for b in 0..buckets {
             first[b + 1] += first[b];
         }
+        let bucket_start = first.clone();
         let mut slot_of = vec![0u32; n * n];
         let mut groups: Vec<Vec<u32>> = vec![Vec::new(); buckets];
         let mut entries = vec![Entry::default(); n * n];
@@ -368,24 +430,27 @@ impl HyperSolver {
                 }
             }
         }
-        let groups = groups
+        let mut groups: Vec<(usize, Group)> = groups
             .into_iter()
-            .filter(|g| !g.is_empty())
-            .map(|mut pairs| {
+            .enumerate()
+            .filter(|(_, g)| !g.is_empty())
+            .map(|(bucket, mut pairs)| {
                 // Sweep pairs with the same opponent side together: they
                 // read the same runs of the state.
                 pairs.sort_unstable_by_key(|&i| (i as usize % n, i as usize / n));
-                Group::new(&pairs, n, chequers, &slot_of)
+                (bucket, Group::new(&pairs, n, chequers, &slot_of))
             })
             .collect();
+        mark_final_after_one_sweep(&mut groups, &bucket_start, n * n);
+        let groups = groups.into_iter().map(|(_, g)| g).collect();
         HyperSolver {
             chequers,
             n,
             slot_of,
-            out: entries.iter().map(|e| e.out).collect(),
+            hot: entries.iter().map(Hot::new).collect(),
             eq: entries.iter().map(|e| e.eq).collect(),
-            offer: entries.iter().map(|e| offers(&e.eq)).collect(),
             groups,
+            swept: false,
         }
     }
 
@@ -403,7 +468,7 @@ impl HyperSolver {
     pub fn entry(&self, us: usize, them: usize) -> Entry {
         let i = self.slot_of[us * self.n + them] as usize;
         Entry {
-            out: self.out[i],
+            out: self.hot[i].out,
             eq: self.eq[i],
         }
     }
@@ -427,7 +492,7 @@ impl HyperSolver {
                 b_e = self.eq[chosen].map(|e| -e);
             }
             for &i in list {
-                let c = &self.offer[i as usize];
+                let c = &self.hot[i as usize].offer;
                 if c[0] >= b_e[0] {
                     b_e[0] = c[0];
                     chosen = i as usize;
@@ -438,7 +503,7 @@ impl HyperSolver {
                     }
                 }
             }
-            let b_o = invert(&self.out[chosen]);
+            let b_o = invert(&self.hot[chosen].out);
             let w = if roll.is_double() { 1.0f32 } else { 2.0 };
             for k in 0..5 {
                 sum_o[k] += w * b_o[k];
@@ -464,37 +529,58 @@ impl HyperSolver {
         let mut done = 0;
         for g in 0..self.groups.len() {
             let group = &self.groups[g];
-            let new: Vec<(Entry, f32)> = (0..group.slots.len())
-                .into_par_iter()
-                .map(|k| {
+            let order = if self.swept {
+                &group.order[..group.cyclic]
+            } else {
+                &group.order[..]
+            };
+            let new: Vec<(Entry, f32)> = order
+                .par_iter()
+                .map(|&k| {
+                    let k = k as usize;
                     let i = group.slots[k] as usize;
                     let block = &group.data[group.starts[k] as usize..group.starts[k + 1] as usize];
                     let e = self.update(block);
                     let d = e
                         .out
                         .iter()
-                        .zip(&self.out[i])
+                        .zip(&self.hot[i].out)
                         .chain(e.eq.iter().zip(&self.eq[i]))
                         .map(|(a, b)| (a - b).abs())
                         .fold(0f32, f32::max);
                     (e, d)
                 })
                 .collect();
-            for (&i, (e, d)) in self.groups[g].slots.iter().zip(new) {
-                self.out[i as usize] = e.out;
-                self.eq[i as usize] = e.eq;
-                self.offer[i as usize] = offers(&e.eq);
+            for (&k, (e, d)) in order.iter().zip(new) {
+                let i = group.slots[k as usize] as usize;
+                self.hot[i] = Hot::new(&e);
+                self.eq[i] = e.eq;
                 norm = norm.max(d);
             }
-            done += self.groups[g].slots.len();
+            done += order.len();
             progress(done);
         }
+        self.swept = true;
         norm
     }
 
-    /// Number of pairs a sweep updates.
+    /// Number of pairs a first sweep updates (every playable pair).
     pub fn playable_pairs(&self) -> usize {
-        self.groups.iter().map(|g| g.slots.len()).sum()
+        self.groups.iter().map(|g| g.order.len()).sum()
+    }
+
+    /// Number of pairs whose value can still change after the first sweep.
+    pub fn changing_pairs(&self) -> usize {
+        self.groups.iter().map(|g| g.cyclic).sum()
+    }
+
+    /// Number of pairs the next sweep updates: every playable pair in the
+    /// first sweep, then only those whose value can still change.
+    pub fn pairs_next_sweep(&self) -> usize {
+        self.groups
+            .iter()
+            .map(|g| if self.swept { g.cyclic } else { g.order.len() })
+            .sum()
     }
 
     /// The file's header kind.
@@ -511,22 +597,31 @@ impl HyperSolver {
 
     /// Writes the database (header and every record) in gnubg's format.
     pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        out.write_all(&self.kind().header())?;
-        let mut buf = Vec::with_capacity(self.n * RECORD_LEN);
-        for us in 0..self.n {
-            buf.clear();
-            for them in 0..self.n {
-                buf.extend_from_slice(&self.entry(us, them).encode());
-            }
-            out.write_all(&buf)?;
-        }
-        Ok(())
+        out.write_all(&self.to_bytes())
+    }
+
+    /// The whole database (header and every record), encoded in parallel.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let n = self.n;
+        let mut bytes = vec![0u8; self.output_len() as usize];
+        let (header, records) = bytes.split_at_mut(HEADER_LEN);
+        header.copy_from_slice(&self.kind().header());
+        records
+            .par_chunks_mut(n * RECORD_LEN)
+            .enumerate()
+            .for_each(|(us, row)| {
+                for (them, rec) in row.chunks_exact_mut(RECORD_LEN).enumerate() {
+                    rec.copy_from_slice(&self.entry(us, them).encode());
+                }
+            });
+        bytes
     }
 
     /// Replaces the state with the records of a database or checkpoint
     /// (`bytes` = the whole file). Errors name what does not fit.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
         check_file(bytes, self.chequers)?;
+        self.swept = false;
         let variant = Variant::Hyper(self.chequers as u8);
         for (i, rec) in bytes[HEADER_LEN..].chunks_exact(RECORD_LEN).enumerate() {
             let mut e = Entry::decode(rec);
@@ -540,9 +635,8 @@ impl HyperSolver {
                 e = Entry::over(eval_over(&b, variant).expect("a side is off"));
             }
             let slot = self.slot_of[i] as usize;
-            self.out[slot] = e.out;
+            self.hot[slot] = Hot::new(&e);
             self.eq[slot] = e.eq;
-            self.offer[slot] = offers(&e.eq);
         }
         Ok(())
     }

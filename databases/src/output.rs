@@ -86,6 +86,11 @@ impl AtomicFile {
         Ok(writer.finish().1)
     }
 
+    /// Writes the whole content at once, without hashing it.
+    pub fn write_unhashed(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.tmp.as_file().write_all(bytes)
+    }
+
     /// Syncs the data and renames the file to its final name.
     pub fn commit(self) -> io::Result<()> {
         self.tmp.as_file().sync_all()?;

@@ -18,12 +18,19 @@ fn checkpoint_path(out: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Writes the solver's state to `path` atomically, returning the MD5.
-fn save(solver: &HyperSolver, path: &Path) -> Result<String> {
+/// Writes the solver's state to `path` atomically; with `hash`, returns the
+/// file's MD5 (checkpoints skip it: 300 MB to hash every sweep for 3
+/// chequers).
+fn save(solver: &HyperSolver, path: &Path, hash: bool) -> Result<Option<String>> {
+    let bytes = solver.to_bytes();
     let mut file =
         AtomicFile::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    let md5 = file
-        .write_all_with(|w| solver.write(w))
+    let md5 = if hash {
+        file.write_all_with(|w| w.write_all(&bytes)).map(Some)
+    } else {
+        file.write_unhashed(&bytes).map(|()| None)
+    };
+    let md5 = md5
         .and_then(|md5| file.commit().map(|()| md5))
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(md5)
@@ -92,8 +99,10 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     if !cli.quiet {
         let n = solver.side_positions();
         eprintln!(
-            "makehyper: {chequers} chequers, {n} positions per side, {} pairs, threshold {:e}, start {} ({:.1} s to build the successor tables)",
+            "makehyper: {chequers} chequers, {n} positions per side, {} pairs ({} playable, {} final after the first sweep), threshold {:e}, start {} ({:.1} s to build the successor tables)",
             n * n,
+            solver.playable_pairs(),
+            solver.playable_pairs() - solver.changing_pairs(),
             cli.threshold,
             restart.map_or_else(|| "guess".to_string(), |p| format!("from {}", p.display())),
             start.elapsed().as_secs_f64()
@@ -109,7 +118,7 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         let mut progress = Progress::new(
             "makehyper",
             "pairs",
-            solver.playable_pairs() as u64,
+            solver.pairs_next_sweep() as u64,
             cli.quiet,
         );
         let mut interrupted = false;
@@ -131,7 +140,7 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         // gnubg stops unless the norm is greater (a NaN norm also stops).
         let converged = norm.partial_cmp(&cli.threshold) != Some(std::cmp::Ordering::Greater);
         if checkpoints && !converged {
-            save(&solver, &ckpt)?;
+            save(&solver, &ckpt, false)?;
         }
         if interrupted && !converged {
             if checkpoints {
@@ -149,17 +158,7 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             break;
         }
     }
-    let md5 = {
-        let mut output =
-            AtomicFile::create(&out).with_context(|| format!("cannot write {}", out.display()))?;
-        let md5 = output
-            .write_all_with(|w| solver.write(w))
-            .with_context(|| format!("cannot write {}", out.display()))?;
-        output
-            .commit()
-            .with_context(|| format!("cannot write {}", out.display()))?;
-        md5
-    };
+    let md5 = save(&solver, &out, true)?.expect("hashed");
     if checkpoints && ckpt.exists() {
         std::fs::remove_file(&ckpt).with_context(|| format!("cannot remove {}", ckpt.display()))?;
     }
