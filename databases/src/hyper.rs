@@ -534,7 +534,7 @@ impl HyperSolver {
             } else {
                 &group.order[..]
             };
-            let new: Vec<(Entry, f32)> = order
+            let new: Vec<(Hot, [f32; 5], f32)> = order
                 .par_iter()
                 .map(|&k| {
                     let k = k as usize;
@@ -548,13 +548,13 @@ impl HyperSolver {
                         .chain(e.eq.iter().zip(&self.eq[i]))
                         .map(|(a, b)| (a - b).abs())
                         .fold(0f32, f32::max);
-                    (e, d)
+                    (Hot::new(&e), e.eq, d)
                 })
                 .collect();
-            for (&k, (e, d)) in order.iter().zip(new) {
+            for (&k, (hot, eq, d)) in order.iter().zip(new) {
                 let i = group.slots[k as usize] as usize;
-                self.hot[i] = Hot::new(&e);
-                self.eq[i] = e.eq;
+                self.hot[i] = hot;
+                self.eq[i] = eq;
                 norm = norm.max(d);
             }
             done += order.len();
