@@ -19,7 +19,6 @@ use board::bearoff_index::{position_count, rank, unrank};
 use board::MoveList;
 use board::{eval_over, generate_plays, Board, PlaySink, SideArray, Variant, ROLLS};
 use rayon::prelude::*;
-use std::io::{self, Write};
 
 /// Bytes per record in the file.
 pub const RECORD_LEN: usize = 28;
@@ -590,17 +589,13 @@ impl HyperSolver {
         }
     }
 
-    /// Size of the file [`HyperSolver::write`] produces.
+    /// Size of the file [`HyperSolver::to_bytes`] produces.
     pub fn output_len(&self) -> u64 {
         file_len(self.chequers)
     }
 
-    /// Writes the database (header and every record) in gnubg's format.
-    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        out.write_all(&self.to_bytes())
-    }
-
-    /// The whole database (header and every record), encoded in parallel.
+    /// The whole database (header and every record) in gnubg's format,
+    /// encoded in parallel.
     pub fn to_bytes(&self) -> Vec<u8> {
         let n = self.n;
         let mut bytes = vec![0u8; self.output_len() as usize];

@@ -71,16 +71,7 @@ fn sweeps_are_reported_and_the_threshold_decides_when_to_stop() {
         assert_success(&out, &format!("makehyper -c 1 -t {t}"));
         let threshold: f64 = t.parse().unwrap();
         let s = reported_sweeps(&out);
-        let (last, before) = s.split_last().unwrap();
-        assert!(
-            last.norm <= threshold,
-            "-t {t}: stopped at norm {}: {s:?}",
-            last.norm
-        );
-        assert!(
-            before.iter().all(|x| x.norm > threshold - 0.5e-6),
-            "-t {t}: did not stop at the first sweep within the threshold: {s:?}"
-        );
+        assert_stopped_at_threshold(&s, threshold, &format!("-t {t}"));
         assert!(s.iter().all(|x| x.seconds >= 0.0));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(

@@ -67,21 +67,6 @@ fn assert_consistent(path: &Path) {
     }
 }
 
-/// Asserts the run stopped at the first sweep whose norm is at most the
-/// threshold (the norms are printed with 6 decimals).
-fn assert_stopped_at_threshold(sweeps: &[Sweep], threshold: f64, what: &str) {
-    let (last, before) = sweeps.split_last().expect("at least one sweep");
-    assert!(
-        last.norm <= threshold,
-        "{what}: stopped with norm {} above the threshold {threshold}: {sweeps:?}",
-        last.norm
-    );
-    assert!(
-        before.iter().all(|s| s.norm > threshold - 0.5e-6),
-        "{what}: went on after a sweep within the threshold {threshold}: {sweeps:?}"
-    );
-}
-
 fn gnubg_in(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = gnubg();
     cmd.current_dir(dir).args(args);

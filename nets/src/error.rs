@@ -51,3 +51,14 @@ pub enum WeightsError {
     #[error("unexpected data after the sixth net: {0:?}")]
     TrailingData(String),
 }
+
+impl WeightsError {
+    /// Prefixes an [`WeightsError::Invalid`] message with the net it is
+    /// about (`"contact net: ..."`); other errors already say where they are.
+    pub(crate) fn in_net(self, name: &str) -> WeightsError {
+        match self {
+            WeightsError::Invalid(msg) => WeightsError::Invalid(format!("{name} net: {msg}")),
+            other => other,
+        }
+    }
+}

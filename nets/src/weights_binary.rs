@@ -68,10 +68,7 @@ pub fn parse(bytes: &[u8]) -> Result<Nets, WeightsError> {
             beta_hidden,
             beta_output,
         };
-        let named = |e| match e {
-            WeightsError::Invalid(msg) => WeightsError::Invalid(format!("{name} net: {msg}")),
-            other => other,
-        };
+        let named = |e: WeightsError| e.in_net(name);
         shape.validate().map_err(named)?;
         let n = shape.values();
         let body = bytes

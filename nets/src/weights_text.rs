@@ -65,10 +65,7 @@ fn parse_net<'a>(
         beta_hidden,
         beta_output,
     };
-    shape.validate().map_err(|e| match e {
-        WeightsError::Invalid(msg) => WeightsError::Invalid(format!("{name} net: {msg}")),
-        other => other,
-    })?;
+    shape.validate().map_err(|e| e.in_net(name))?;
     let n = shape.values();
     let mut values = Vec::with_capacity(n);
     for k in 0..n {
@@ -77,10 +74,7 @@ fn parse_net<'a>(
         })?;
         values.push(float(token, || format!("{name} net value #{k}"))?);
     }
-    Net::from_values(shape, values).map_err(|e| match e {
-        WeightsError::Invalid(msg) => WeightsError::Invalid(format!("{name} net: {msg}")),
-        other => other,
-    })
+    Net::from_values(shape, values).map_err(|e| e.in_net(name))
 }
 
 /// Parses one value straight to f32 (correctly rounded); rejects NaN and

@@ -8,6 +8,22 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// One of gnubg 1.07's tools (e.g. `/usr/games/makebearoff`), the reference
+/// of a differential test. A missing reference is a test failure, never a
+/// skip.
+pub fn gnubg_tool(path: &str) -> Command {
+    let tool = std::path::Path::new(path);
+    let name = tool
+        .file_name()
+        .map_or(path.into(), |n| n.to_string_lossy());
+    assert!(
+        tool.is_file(),
+        "{path} is missing: these differential tests need gnubg 1.07's {name} as the \
+         reference; install it with `apt-get install -y gnubg` (CI installs it)"
+    );
+    Command::new(tool)
+}
+
 /// A fresh temporary directory whose name starts with `prefix`.
 pub fn tempdir(prefix: &str) -> tempfile::TempDir {
     tempfile::Builder::new()

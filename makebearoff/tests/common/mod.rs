@@ -24,14 +24,7 @@ pub fn ours() -> Command {
 
 /// gnubg's makebearoff. A missing reference is a test failure, never a skip.
 pub fn gnubg() -> Command {
-    let path = Path::new(GNUBG_MAKEBEAROFF);
-    assert!(
-        path.is_file(),
-        "{GNUBG_MAKEBEAROFF} is missing: these differential tests need gnubg 1.07's \
-         makebearoff as the reference; install it with `apt-get install -y gnubg` \
-         (CI installs it)"
-    );
-    Command::new(path)
+    test_support::gnubg_tool(GNUBG_MAKEBEAROFF)
 }
 
 /// A fresh temporary directory.

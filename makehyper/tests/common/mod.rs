@@ -46,14 +46,7 @@ pub fn ours() -> Command {
 
 /// gnubg's makehyper. A missing reference is a test failure, never a skip.
 pub fn gnubg() -> Command {
-    let path = Path::new(GNUBG_MAKEHYPER);
-    assert!(
-        path.is_file(),
-        "{GNUBG_MAKEHYPER} is missing: these differential tests need gnubg 1.07's \
-         makehyper as the reference; install it with `apt-get install -y gnubg` \
-         (CI installs it)"
-    );
-    Command::new(path)
+    test_support::gnubg_tool(GNUBG_MAKEHYPER)
 }
 
 /// A fresh temporary directory.
@@ -111,6 +104,21 @@ pub fn reported_sweeps(out: &Output) -> Vec<Sweep> {
         assert_eq!(sw.number, i + 1, "sweeps are not numbered 1, 2, ...: {s:?}");
     }
     s
+}
+
+/// Asserts the run stopped at the first sweep whose norm is at most the
+/// threshold (the norms are printed with 6 decimals).
+pub fn assert_stopped_at_threshold(sweeps: &[Sweep], threshold: f64, what: &str) {
+    let (last, before) = sweeps.split_last().expect("at least one sweep");
+    assert!(
+        last.norm <= threshold,
+        "{what}: stopped with norm {} above the threshold {threshold}: {sweeps:?}",
+        last.norm
+    );
+    assert!(
+        before.iter().all(|s| s.norm > threshold - 0.5e-6),
+        "{what}: went on after a sweep within the threshold {threshold}: {sweeps:?}"
+    );
 }
 
 /// The "norm of delta: X" values gnubg printed, in order.
