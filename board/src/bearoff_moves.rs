@@ -12,43 +12,30 @@
 use crate::bearoff_index::{rank, STEP};
 use crate::movegen::{MostDice, PlaySink};
 
-/// The layout during the search of a double: chequers per point and above,
-/// which points are occupied, and the bearoff index.
+/// A layout during the search of a double: chequers per point, which points are occupied, and the bearoff index.
 #[derive(Clone, Copy, Debug)]
-struct State {
-    /// `above[i]`: chequers on point `i` and higher (`above[points] = 0`).
-    above: [u8; 24],
+struct Node {
+    counts: [u8; 24],
     /// Bit `i` set when point `i` is occupied.
     mask: u32,
     rank: u64,
 }
 
-impl State {
-    /// How much the index drops when a chequer moves from `src` by `d`.
-    #[inline(always)]
-    fn drop(&self, points: usize, src: usize, d: usize) -> u64 {
-        let mut sum = 0;
-        for i in low_end(src, d)..src + 1 {
-            sum += STEP[points - i][usize::from(self.above[i] & 15)];
-        }
-        sum
-    }
-
+impl Node {
     /// The layout after moving a chequer from `src` by `d` (off the board
-    /// below point 0).
+    /// below point 0), which lowers the index by `drop`.
     #[inline(always)]
-    fn moved(&self, points: usize, src: usize, d: usize) -> State {
+    fn moved(&self, src: usize, d: usize, drop: u64) -> Node {
         let mut next = *self;
-        for i in low_end(src, d)..src + 1 {
-            next.rank -= STEP[points - i][usize::from(next.above[i] & 15)];
-            next.above[i] -= 1;
-        }
-        if next.above[src] == next.above[src + 1] {
+        next.counts[src] -= 1;
+        if next.counts[src] == 0 {
             next.mask &= !(1 << src);
         }
         if src >= d {
+            next.counts[src - d] += 1;
             next.mask |= 1 << (src - d);
         }
+        next.rank -= drop;
         next
     }
 }
@@ -116,15 +103,13 @@ impl<S: PlaySink<usize>> MostDice<'_, S> {
 /// reach, ready to generate the plays of each roll.
 #[derive(Clone, Debug)]
 pub struct BearoffPlays {
-    root: State,
-    counts: [u8; 24],
-    points: usize,
-    /// Prefix sums over points of `STEP[points − i][above[i]]`: the index
-    /// drop of a chequer passing points `lo..hi` is `passed[hi] − passed[lo]`.
-    passed: [u64; 25],
-    /// Prefix sums of how much less a second chequer passing a point drops
-    /// the index than the first one.
-    overlap: [u64; 25],
+    root: Node,
+    /// `crossing[m]`: prefix sums over points of how much the index drops
+    /// when a chequer passes a point that `m` chequers passed before it,
+    /// `STEP[points − i][above[i] − m]` (`above[i]`: the root's chequers on
+    /// point `i` and higher). A chequer passing points `lo..hi` first drops
+    /// the index by `crossing[0][hi] − crossing[0][lo]`.
+    crossing: [[u64; 25]; 4],
 }
 
 impl BearoffPlays {
@@ -134,30 +119,33 @@ impl BearoffPlays {
         let points = counts.len();
         assert!(points <= 23, "a bearoff layout has at most 23 points");
         let mut plays = BearoffPlays {
-            root: State {
-                above: [0; 24],
+            root: Node {
+                counts: [0; 24],
                 mask: 0,
                 rank: rank(counts) as u64,
             },
-            counts: [0; 24],
-            points,
-            passed: [0; 25],
-            overlap: [0; 25],
+            crossing: [[0; 25]; 4],
         };
-        plays.counts[..points].copy_from_slice(counts);
-        let root = &mut plays.root;
+        let mut above = 0;
         for (i, &c) in counts.iter().enumerate().rev() {
-            root.above[i] = root.above[i + 1] + c;
+            plays.root.counts[i] = c;
             if c > 0 {
-                root.mask |= 1 << i;
+                plays.root.mask |= 1 << i;
+            }
+            above += usize::from(c);
+            for (m, crossing) in plays.crossing.iter_mut().enumerate() {
+                crossing[i] = if above > m {
+                    STEP[points - i][above - m]
+                } else {
+                    0
+                };
             }
         }
-        for i in 0..points {
-            let a = usize::from(root.above[i]);
-            let first = STEP[points - i][a];
-            let second = if a > 0 { STEP[points - i][a - 1] } else { 0 };
-            plays.passed[i + 1] = plays.passed[i] + first;
-            plays.overlap[i + 1] = plays.overlap[i] + first - second;
+        for crossing in &mut plays.crossing {
+            let mut sum = 0;
+            for c in crossing.iter_mut().take(points + 1) {
+                (*c, sum) = (sum, sum + *c);
+            }
         }
         plays
     }
@@ -183,7 +171,7 @@ impl BearoffPlays {
     #[inline(always)]
     fn mask_after(&self, src: usize, d: usize) -> u32 {
         let mut mask = self.root.mask;
-        if self.counts[src] == 1 {
+        if self.root.counts[src] == 1 {
             mask &= !(1 << src);
         }
         if src >= d {
@@ -195,7 +183,23 @@ impl BearoffPlays {
     /// Index drop of a chequer passing points `lo..hi` of the root.
     #[inline(always)]
     fn passed(&self, lo: usize, hi: usize) -> u64 {
-        self.passed[hi] - self.passed[lo]
+        self.crossing[0][hi] - self.crossing[0][lo]
+    }
+
+    /// Index drop of a move of a double passing points `lows[0]..hi`, after
+    /// `K − 1` moves from points no lower that passed down to `lows[1..]`
+    /// (latest first): the points from `lows[m]` up have been passed `m`
+    /// times before.
+    #[inline(always)]
+    fn crossed<const K: usize>(&self, lows: [usize; K], hi: usize) -> u64 {
+        let mut sum = 0;
+        let mut from = lows[0];
+        for m in 0..K {
+            let to = if m + 1 < K { lows[m + 1].min(hi) } else { hi };
+            sum += self.crossing[m][to] - self.crossing[m][from];
+            from = to;
+        }
+        sum
     }
 
     /// One pass of a non-double: die `a`, then die `b`. Every play is two
@@ -223,7 +227,7 @@ impl BearoffPlays {
                 let mut r = rank;
                 let (lo, hi) = (lo1.max(lo2), s1.min(s2) + 1);
                 if lo < hi {
-                    r += self.overlap[hi] - self.overlap[lo];
+                    r += self.passed(lo, hi) - (self.crossing[1][hi] - self.crossing[1][lo]);
                 }
                 out.save_rank(2, a + b, r - self.passed(lo2, s2 + 1));
             }
@@ -248,16 +252,19 @@ impl BearoffPlays {
     /// the previous one's. A branch where no chequer can move saves the
     /// position reached.
     fn double<S: PlaySink<usize>>(&self, d: usize, out: &mut MostDice<S>) {
-        let p = self.points;
         let p0 = &self.root;
         each_move(p0.mask, 23, d, |s1| {
-            let p1 = p0.moved(p, s1, d);
+            let l1 = low_end(s1, d);
+            let p1 = p0.moved(s1, d, self.crossed([l1], s1 + 1));
             let used = each_move(p1.mask, s1, d, |s2| {
-                let p2 = p1.moved(p, s2, d);
+                let l2 = low_end(s2, d);
+                let p2 = p1.moved(s2, d, self.crossed([l2, l1], s2 + 1));
                 let used = each_move(p2.mask, s2, d, |s3| {
-                    let p3 = p2.moved(p, s3, d);
+                    let l3 = low_end(s3, d);
+                    let p3 = p2.moved(s3, d, self.crossed([l3, l2, l1], s3 + 1));
                     let used = each_move(p3.mask, s3, d, |s4| {
-                        out.save_rank(4, 4 * d, p3.rank - p3.drop(p, s4, d));
+                        let drop = self.crossed([low_end(s4, d), l3, l2, l1], s4 + 1);
+                        out.save_rank(4, 4 * d, p3.rank - drop);
                     });
                     if !used {
                         out.save_rank(3, 3 * d, p3.rank);
