@@ -12,7 +12,8 @@
 use crate::bearoff_index::{rank, STEP};
 use crate::movegen::{MostDice, PlaySink};
 
-/// A layout during the search of a double: chequers per point, which points are occupied, and the bearoff index.
+/// A layout during the search of a double: chequers per point, which
+/// points are occupied, and the bearoff index.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     counts: [u8; 24],
