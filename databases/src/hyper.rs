@@ -14,6 +14,7 @@
 
 use crate::decode::{hyper_equity, hyper_probability};
 use crate::header::{Kind, HEADER_LEN};
+use crate::prefetch::prefetch;
 use board::bearoff_index::{position_count, rank, unrank};
 #[cfg(doc)]
 use board::MoveList;
@@ -136,10 +137,20 @@ struct Group {
     cyclic: usize,
 }
 
+/// How many pairs ahead the sweep prefetches successors (2 to 6 measured
+/// equally good).
+const PREFETCH_AHEAD: usize = 4;
+
 /// Words before the successors in a pair's block.
 const BLOCK_HEADER: usize = 7;
 
 impl Group {
+    /// The successor block of pair `k` (header, then successor slots).
+    #[inline]
+    fn block(&self, k: usize) -> &[u32] {
+        &self.data[self.starts[k] as usize..self.starts[k + 1] as usize]
+    }
+
     /// Generates the successor lists of `pairs` (pair indices, in sweep
     /// order) in parallel, as state slots (`slot_of`).
     fn new(pairs: &[u32], n: usize, chequers: usize, slot_of: &[u32]) -> Group {
@@ -287,7 +298,7 @@ fn mark_final_after_one_sweep(groups: &mut [(usize, Group)], bucket_start: &[u32
         let mut stable = Vec::new();
         let mut changing = Vec::new();
         for k in 0..g.slots.len() {
-            let block = &g.data[g.starts[k] as usize..g.starts[k + 1] as usize];
+            let block = g.block(k);
             let (lens, succ) = block.split_at(BLOCK_HEADER);
             let dance = (0..ROLLS.len()).any(|r| (lens[r / 4] >> (8 * (r % 4))) & 0xFF == 0);
             let settled = !dance && succ.iter().all(|&s| s < start && is_final[s as usize]);
@@ -535,11 +546,21 @@ impl HyperSolver {
             };
             let new: Vec<(Hot, [f32; 5], f32)> = order
                 .par_iter()
-                .map(|&k| {
+                .enumerate()
+                .map(|(j, &k)| {
+                    // The successors of a pair a few places ahead start
+                    // loading while this one is computed: the sweep mostly
+                    // waits for these scattered reads (measured: a sweep of
+                    // 3 chequers 3.2 s instead of 4.4 s).
+                    if let Some(&next) = order.get(j + PREFETCH_AHEAD) {
+                        let next = group.block(next as usize);
+                        for &s in &next[BLOCK_HEADER..] {
+                            prefetch(&self.hot[s as usize]);
+                        }
+                    }
                     let k = k as usize;
                     let i = group.slots[k] as usize;
-                    let block = &group.data[group.starts[k] as usize..group.starts[k + 1] as usize];
-                    let e = self.update(block);
+                    let e = self.update(group.block(k));
                     let d = e
                         .out
                         .iter()
@@ -589,16 +610,17 @@ impl HyperSolver {
         }
     }
 
-    /// Size of the file [`HyperSolver::to_bytes`] produces.
+    /// Size of the file [`HyperSolver::encode_into`] produces.
     pub fn output_len(&self) -> u64 {
         file_len(self.chequers)
     }
 
-    /// The whole database (header and every record) in gnubg's format,
-    /// encoded in parallel.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    /// Puts the whole database (header and every record) in gnubg's format
+    /// into `bytes`, encoded in parallel; `bytes`' allocation is reused (a
+    /// run saves a checkpoint after every sweep).
+    pub fn encode_into(&self, bytes: &mut Vec<u8>) {
         let n = self.n;
-        let mut bytes = vec![0u8; self.output_len() as usize];
+        bytes.resize(self.output_len() as usize, 0);
         let (header, records) = bytes.split_at_mut(HEADER_LEN);
         header.copy_from_slice(&self.kind().header());
         records
@@ -609,7 +631,6 @@ impl HyperSolver {
                     rec.copy_from_slice(&self.entry(us, them).encode());
                 }
             });
-        bytes
     }
 
     /// Replaces the state with the records of a database or checkpoint

@@ -13,6 +13,7 @@ pub mod job;
 pub mod lookup;
 pub mod one_sided;
 pub mod output;
+pub mod prefetch;
 pub mod progress;
 pub mod published;
 pub mod reader;

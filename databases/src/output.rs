@@ -86,17 +86,87 @@ impl AtomicFile {
         Ok(writer.finish().1)
     }
 
-    /// Writes the whole content at once, without hashing it.
-    pub fn write_unhashed(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.tmp.as_file().write_all(bytes)
-    }
-
     /// Syncs the data and renames the file to its final name.
     pub fn commit(self) -> io::Result<()> {
         self.tmp.as_file().sync_all()?;
         make_readable(self.tmp.path());
         self.tmp.persist(&self.path).map_err(|e| e.error)?;
         Ok(())
+    }
+}
+
+/// A file saved again and again (a checkpoint after every sweep) that always
+/// names a complete version. Each version is written over the file of the
+/// version before the previous one, a spare kept next to it, and then
+/// renamed over the name: rewriting pages the page cache already holds is
+/// several times faster than filling a new file, and a kill at any moment
+/// leaves the last complete version under the name. The spare (and the
+/// link to the previous version used while swapping) are temporaries that
+/// [`check_writable`] removes if a run was killed.
+pub struct RecycledFile {
+    path: PathBuf,
+    /// Where the next version is written.
+    spare: PathBuf,
+    /// The previous version's second name while the new one takes its place.
+    previous: PathBuf,
+}
+
+impl RecycledFile {
+    /// Saves versions of `path`.
+    pub fn new(path: &Path) -> RecycledFile {
+        let name = path
+            .file_name()
+            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        let dir = parent_dir(path);
+        RecycledFile {
+            path: path.to_owned(),
+            spare: dir.join(format!(".{name}.spare0.tmp")),
+            previous: dir.join(format!(".{name}.spare1.tmp")),
+        }
+    }
+
+    /// Makes `bytes` the content of the file: written to the spare and
+    /// synced, then swapped in; the replaced version becomes the spare.
+    pub fn save(&self, bytes: &[u8]) -> io::Result<()> {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&self.spare)?;
+        file.write_all(bytes)?;
+        file.set_len(bytes.len() as u64)?;
+        file.sync_all()?;
+        drop(file);
+        make_readable(&self.spare);
+        remove_if_present(&self.previous)?;
+        // Without hard links (some file systems) the replaced version is
+        // simply dropped and the next one written to a new file.
+        let linked = self.path.exists() && std::fs::hard_link(&self.path, &self.previous).is_ok();
+        std::fs::rename(&self.spare, &self.path)?;
+        if linked {
+            std::fs::rename(&self.previous, &self.spare)?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the spare, keeping the latest version (when a run stops
+    /// early and leaves it for a restart).
+    pub fn remove_spare(&self) -> io::Result<()> {
+        remove_if_present(&self.spare)?;
+        remove_if_present(&self.previous)
+    }
+
+    /// Deletes the file and its spare.
+    pub fn remove(self) -> io::Result<()> {
+        self.remove_spare()?;
+        remove_if_present(&self.path)
+    }
+}
+
+fn remove_if_present(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        r => r,
     }
 }
 
@@ -141,6 +211,34 @@ mod tests {
             .collect();
         assert_eq!(left, vec![std::ffi::OsString::from(".y.bd.AbC123.tmp")]);
         assert!(check_writable(dir.path()).is_err());
+    }
+
+    #[test]
+    fn recycled_file_keeps_the_latest_version_and_one_spare() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.bd.tmp");
+        let file = RecycledFile::new(&path);
+        for (k, content) in [&b"first version"[..], b"second", b"third, longer version"]
+            .into_iter()
+            .enumerate()
+        {
+            file.save(content).unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), content);
+            let names = std::fs::read_dir(dir.path()).unwrap().count();
+            assert_eq!(names, if k == 0 { 1 } else { 2 }, "the file and a spare");
+        }
+        // A killed run's spare is a temporary the next run removes.
+        check_writable(&path).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        file.save(b"after a restart").unwrap();
+        file.save(b"stopped here").unwrap();
+        file.remove_spare().unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(std::fs::read(&path).unwrap(), b"stopped here");
+        file.save(b"again").unwrap();
+        file.save(b"and again").unwrap();
+        file.remove().unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

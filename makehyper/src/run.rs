@@ -4,7 +4,7 @@ use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
 use databases::cli::Outcome;
 use databases::hyper::{check_file, file_len, memory_estimate, HyperSolver};
-use databases::output::{check_writable, parent_dir, AtomicFile};
+use databases::output::{check_writable, parent_dir, AtomicFile, RecycledFile};
 use databases::progress::Progress;
 use databases::resources::{ensure_fits, human, peak_memory};
 use std::path::{Path, PathBuf};
@@ -18,22 +18,15 @@ fn checkpoint_path(out: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Writes the solver's state to `path` atomically; with `hash`, returns the
-/// file's MD5 (checkpoints skip it: 300 MB to hash every sweep for 3
-/// chequers).
-fn save(solver: &HyperSolver, path: &Path, hash: bool) -> Result<Option<String>> {
-    let bytes = solver.to_bytes();
+/// Writes the solver's state to `path` atomically and returns the file's
+/// MD5; `bytes` is the encoding buffer, kept between calls.
+fn save(solver: &HyperSolver, path: &Path, bytes: &mut Vec<u8>) -> Result<String> {
+    solver.encode_into(bytes);
     let mut file =
         AtomicFile::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    let md5 = if hash {
-        file.write_all_with(|w| w.write_all(&bytes)).map(Some)
-    } else {
-        file.write_unhashed(&bytes).map(|()| None)
-    };
-    let md5 = md5
+    file.write_all_with(|w| w.write_all(bytes))
         .and_then(|md5| file.commit().map(|()| md5))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(md5)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Runs makehyper as the command line asks.
@@ -77,7 +70,8 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let restart_bytes = restart.as_ref().map_or(0, |(_, b)| b.len() as u64);
     ensure_fits(
         memory_estimate(chequers) + restart_bytes,
-        solver_bytes * if checkpoints { 2 } else { 1 },
+        // The output, and the checkpoint with its spare.
+        solver_bytes * if checkpoints { 3 } else { 1 },
         &dir,
     )?;
     // Fail now, not after the work, if the output cannot be written.
@@ -113,6 +107,8 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         return Ok(Outcome::Interrupted);
     }
     let mut sweeps = 0usize;
+    let mut buffer = Vec::new();
+    let checkpoint = RecycledFile::new(&ckpt);
     loop {
         let t = Instant::now();
         let mut progress = Progress::new(
@@ -140,10 +136,16 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         // gnubg stops unless the norm is greater (a NaN norm also stops).
         let converged = norm.partial_cmp(&cli.threshold) != Some(std::cmp::Ordering::Greater);
         if checkpoints && !converged {
-            save(&solver, &ckpt, false)?;
+            solver.encode_into(&mut buffer);
+            checkpoint
+                .save(&buffer)
+                .with_context(|| format!("cannot write {}", ckpt.display()))?;
         }
         if interrupted && !converged {
             if checkpoints {
+                checkpoint
+                    .remove_spare()
+                    .with_context(|| format!("cannot remove the spare of {}", ckpt.display()))?;
                 eprintln!(
                     "makehyper: interrupted; {} holds sweep {sweeps}: restart with -r {}",
                     ckpt.display(),
@@ -158,9 +160,11 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             break;
         }
     }
-    let md5 = save(&solver, &out, true)?.expect("hashed");
-    if checkpoints && ckpt.exists() {
-        std::fs::remove_file(&ckpt).with_context(|| format!("cannot remove {}", ckpt.display()))?;
+    let md5 = save(&solver, &out, &mut buffer)?;
+    if checkpoints {
+        checkpoint
+            .remove()
+            .with_context(|| format!("cannot remove {}", ckpt.display()))?;
     }
     if !cli.quiet {
         eprintln!(
