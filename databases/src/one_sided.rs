@@ -3,6 +3,7 @@
 
 use crate::header::{Kind, HEADER_LEN};
 use crate::job::{Cursor, Job};
+use crate::prefetch::prefetch;
 use crate::reader::Database;
 use crate::waves::Waves;
 use board::bearoff_index::{position_count, rank, unrank};
@@ -115,6 +116,21 @@ struct ExactStore {
 }
 
 impl ExactStore {
+    /// The stored non-zero window of a distribution and where it starts.
+    #[inline]
+    fn window(&self, id: usize, gammon: bool) -> (&[u16], usize) {
+        let slot = self.slots[id];
+        let (nz, io) = (usize::from(slot.win[0]), usize::from(slot.win[1]));
+        let at = slot.offset as usize;
+        let block = &self.blocks[slot.block as usize];
+        if gammon {
+            let (nzg, iog) = (usize::from(slot.win[2]), usize::from(slot.win[3]));
+            (&block[at + nz..at + nz + nzg], iog)
+        } else {
+            (&block[at..at + nz], io)
+        }
+    }
+
     fn dist(&self, id: usize, gammon: bool) -> Distribution {
         let slot = self.slots[id];
         let block = &self.blocks[slot.block as usize];
@@ -160,6 +176,9 @@ impl ExactStore {
 /// win and the gammon distribution.
 struct BestExact<'a> {
     expected: &'a [[u32; 2]],
+    /// Where the distributions are: a new best play's slot starts loading
+    /// at once (it is read when the roll's search is over).
+    slots: &'a [Slot],
     gammons: bool,
     best: [(u32, u32); 2],
 }
@@ -174,9 +193,11 @@ impl PlaySink<usize> for BestExact<'_> {
         let [s, sg] = self.expected[j];
         if s < self.best[0].0 {
             self.best[0] = (s, j as u32);
+            prefetch(&self.slots[j]);
         }
         if self.gammons && sg < self.best[1].0 {
             self.best[1] = (sg, j as u32);
+            prefetch(&self.slots[j]);
         }
     }
 }
@@ -274,36 +295,44 @@ impl OneSidedJob {
         }
         let mut sink = BestExact {
             expected: &store.expected,
+            slots: &store.slots,
             gammons,
             best: [(u32::MAX, 0); 2],
         };
-        for roll in ROLLS {
-            plays.generate(roll.high, roll.low, &mut sink);
-            let w = roll.weight();
-            let parts = if gammons && all_on { 2 } else { 1 };
-            for (part, acc) in acc.iter_mut().enumerate().take(parts) {
-                let j = sink.best[part].1 as usize;
-                let slot = store.slots[j];
-                let (nz, io) = if part == 0 {
-                    (slot.win[0], slot.win[1])
-                } else {
-                    (slot.win[2], slot.win[3])
-                };
-                let start = slot.offset as usize
-                    + if part == 0 {
-                        0
-                    } else {
-                        usize::from(slot.win[0])
-                    };
-                let vals = &store.blocks[slot.block as usize][start..start + usize::from(nz)];
+        let parts = if gammons && all_on { 2 } else { 1 };
+        // Adds the chosen distributions of a roll: `(weight, [(values,
+        // first roll index)])`. Each roll's are added during the next roll's
+        // search, so that their reads, started at once, have arrived.
+        let mut add = |(w, chosen): (u32, [(&[u16], usize); 2])| {
+            for (acc, (vals, io)) in acc.iter_mut().zip(chosen).take(parts) {
                 // Finishing in r rolls from the successor is r + 1 from here;
                 // anything beyond 31 rolls is dropped.
-                let from = usize::from(io) + 1;
+                let from = io + 1;
                 let to = acc.len().min(from + vals.len());
                 for (a, &v) in acc[from..to].iter_mut().zip(vals) {
                     *a += w * u32::from(v);
                 }
             }
+        };
+        let mut pending = None;
+        for roll in ROLLS {
+            plays.generate(roll.high, roll.low, &mut sink);
+            let chosen = std::array::from_fn(|part| {
+                if part >= parts {
+                    return (&[][..], 0);
+                }
+                let (vals, io) = store.window(sink.best[part].1 as usize, part == 1);
+                if let Some(v) = vals.first() {
+                    prefetch(v);
+                }
+                (vals, io)
+            });
+            if let Some(previous) = pending.replace((roll.weight(), chosen)) {
+                add(previous);
+            }
+        }
+        if let Some(last) = pending {
+            add(last);
         }
         let g = if gammons { finalize(&acc[1]) } else { [0; 32] };
         (finalize(&acc[0]), g)
