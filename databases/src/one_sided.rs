@@ -132,18 +132,9 @@ impl ExactStore {
     }
 
     fn dist(&self, id: usize, gammon: bool) -> Distribution {
-        let slot = self.slots[id];
-        let block = &self.blocks[slot.block as usize];
+        let (vals, io) = self.window(id, gammon);
         let mut d = [0u16; 32];
-        let (nz, io) = (usize::from(slot.win[0]), usize::from(slot.win[1]));
-        let mut at = slot.offset as usize;
-        if gammon {
-            at += nz;
-            let (nzg, iog) = (usize::from(slot.win[2]), usize::from(slot.win[3]));
-            d[iog..iog + nzg].copy_from_slice(&block[at..at + nzg]);
-        } else {
-            d[io..io + nz].copy_from_slice(&block[at..at + nz]);
-        }
+        d[io..io + vals.len()].copy_from_slice(vals);
         d
     }
 
@@ -301,7 +292,7 @@ impl OneSidedJob {
         };
         let parts = if gammons && all_on { 2 } else { 1 };
         // Adds the chosen distributions of a roll: `(weight, [(values,
-        // first roll index)])`. Each roll's are added during the next roll's
+        // first roll index)])`. A roll's are added after the next roll's
         // search, so that their reads, started at once, have arrived.
         let mut add = |(w, chosen): (u32, [(&[u16], usize); 2])| {
             for (acc, (vals, io)) in acc.iter_mut().zip(chosen).take(parts) {
