@@ -145,6 +145,16 @@ const PREFETCH_AHEAD: usize = 4;
 const BLOCK_HEADER: usize = 7;
 
 impl Group {
+    /// The pair numbers a sweep visits: all of them in a first sweep (after
+    /// a start or restart), then only those whose value can still change.
+    fn to_sweep(&self, swept: bool) -> &[u32] {
+        if swept {
+            &self.order[..self.cyclic]
+        } else {
+            &self.order
+        }
+    }
+
     /// The successor block of pair `k` (header, then successor slots).
     #[inline]
     fn block(&self, k: usize) -> &[u32] {
@@ -367,8 +377,8 @@ pub fn side_positions(chequers: usize) -> usize {
 /// Bytes of memory the solver needs, estimated before starting.
 pub fn memory_estimate(chequers: usize) -> u64 {
     let pairs = (side_positions(chequers) as u64).pow(2);
-    // state planes (60 bytes a pair), slot map (4), the encoded file while
-    // it is written (28) + successor table (measured: 3/4 of the
+    // state planes (60 bytes a pair), slot map (4), the encoding buffer
+    // kept for checkpoints and the output (28) + successor table (measured: 3/4 of the
     // pairs are playable, with about 112 successors each for 3 chequers)
     pairs * (92 + 400)
 }
@@ -539,11 +549,7 @@ impl HyperSolver {
         let mut done = 0;
         for g in 0..self.groups.len() {
             let group = &self.groups[g];
-            let order = if self.swept {
-                &group.order[..group.cyclic]
-            } else {
-                &group.order[..]
-            };
+            let order = group.to_sweep(self.swept);
             let new: Vec<(Hot, [f32; 5], f32)> = order
                 .par_iter()
                 .enumerate()
@@ -599,7 +605,7 @@ impl HyperSolver {
     pub fn pairs_next_sweep(&self) -> usize {
         self.groups
             .iter()
-            .map(|g| if self.swept { g.cyclic } else { g.order.len() })
+            .map(|g| g.to_sweep(self.swept).len())
             .sum()
     }
 

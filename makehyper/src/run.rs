@@ -19,7 +19,7 @@ fn checkpoint_path(out: &Path) -> PathBuf {
 }
 
 /// Writes the solver's state to `path` atomically and returns the file's
-/// MD5; `bytes` is the encoding buffer, kept between calls.
+/// MD5; `bytes` is the run's encoding buffer (the checkpoints' too).
 fn save(solver: &HyperSolver, path: &Path, bytes: &mut Vec<u8>) -> Result<String> {
     solver.encode_into(bytes);
     let mut file =
