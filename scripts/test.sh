@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
-# Runs the whole bgkit test suite on a fresh Debian machine.
-# Installs what the tests need (gnubg 1.07 for differential tests) when missing.
+# Runs bgkit's whole check suite on a fresh Debian machine: formatting,
+# clippy, documentation, then every test. Installs what the tests need
+# (gnubg 1.07 for the differential tests, rustfmt and clippy) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+sudo_cmd=""
+if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 if [ ! -x /usr/games/makebearoff ] || [ ! -e /usr/lib/gnubg/gnubg.wd ]; then
-  sudo_cmd=""
-  if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get update -qq
   $sudo_cmd apt-get install -y -qq gnubg >/dev/null
 fi
+if command -v rustup >/dev/null 2>&1; then
+  cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+  cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+fi
 
+echo "== cargo fmt --all -- --check"
+cargo fmt --all -- --check
+echo "== cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo doc --workspace --no-deps (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+echo "== cargo test --workspace"
 cargo test --workspace --locked

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks a 3-chequer Hypergammon database against the example in gnubg's
-# manual: Position ID ADAAAQAkIAAAAA, player on roll (makehyper.md §9).
+# manual: Position ID ADAAAQAkIAAAAA, player on roll (docs/makehyper.md).
 #
 #   static evaluation  0.456 0.244 0.014 0.318 0.019  (win, wg, wbg, lg, lbg)
 #   cubeful equities   owned -0.0230, centred -0.2310,

@@ -1,10 +1,6 @@
 //! Game-over detection and scoring (gnubg's `EvalOver`).
 
-use crate::Board;
-
-/// The five outputs from the roller's view: win, win gammon, win backgammon,
-/// lose gammon, lose backgammon (gammons include backgammons).
-pub type Outputs = [f32; 5];
+use crate::{Board, Probabilities};
 
 /// Game variant: how many chequers each side starts with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +26,7 @@ fn in_winners_home_or_bar(side: &crate::SideArray) -> bool {
 }
 
 /// Scores a finished game, or returns `None` if both sides still have chequers.
-pub fn eval_over(board: &Board, variant: Variant) -> Option<Outputs> {
+pub fn eval_over(board: &Board, variant: Variant) -> Option<Probabilities> {
     let n = variant.chequers();
     if board.chequers(0) == 0 {
         let mut out = [0.0; 5];

@@ -1,4 +1,4 @@
-//! gnubg's 7-word position key (spec board.md §2): a lossless packing of both
+//! gnubg's 7-word position key (docs/formats.md#position-key): a lossless packing of both
 //! sides, used as the identity of a resulting position.
 
 use crate::Board;

@@ -5,6 +5,7 @@
 //! Conventions follow gnubg (see `docs/architecture.md`): a [`Board`] is two
 //! 25-entry arrays, `board[1]` is the side on roll, each array in its own side's
 //! numbering (index 0 = ace point, 24 = bar).
+#![deny(missing_docs)]
 
 pub mod bearoff_index;
 pub mod bearoff_moves;
@@ -15,13 +16,15 @@ pub mod key;
 pub mod movegen;
 pub mod position;
 pub mod position_id;
+pub mod probabilities;
 
 pub use bearoff_index::{rank, unrank, BearoffIndexer};
 pub use bearoff_moves::BearoffPlays;
 pub use combination::combination;
 pub use dice::{Roll, ROLLS};
-pub use game_over::{eval_over, Outputs, Variant};
+pub use game_over::{eval_over, Variant};
 pub use key::PositionKey;
 pub use movegen::{generate_plays, MoveList, PlaySink, Position};
 pub use position::{Board, SideArray, BAR, POINTS};
 pub use position_id::{PositionIdError, ID_LEN};
+pub use probabilities::{cubeless_equity, invert, jacoby_equity, Probabilities, NUM_OUTPUTS};

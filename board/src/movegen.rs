@@ -1,4 +1,4 @@
-//! Legal plays in exactly gnubg's `GenerateMoves` order (spec movegen.md).
+//! Legal plays in exactly gnubg's `GenerateMoves` order (docs/formats.md#move-generation).
 //!
 //! The depth-first enumerator reports every "save" to a [`PlaySink`], applying
 //! gnubg's maximum-dice/maximum-pips filter: `reset` is called whenever a play

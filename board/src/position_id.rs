@@ -1,4 +1,4 @@
-//! gnubg's 14-character Position ID (spec board.md §3).
+//! gnubg's 14-character Position ID (docs/formats.md#position-id).
 
 use crate::{Board, POINTS};
 

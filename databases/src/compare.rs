@@ -3,6 +3,7 @@
 
 use crate::decode::Scale;
 use crate::header::Kind;
+use crate::problem::{fail, Problem};
 use crate::reader::Database;
 use crate::record::{HyperValues, Values};
 use rayon::prelude::*;
@@ -148,10 +149,10 @@ fn compare_record(kind: Kind, index: u64, a: &Values, b: &Values, acc: &mut [Acc
 /// Compares every record of `a` and `b`, decoded as Debian's gnubg 1.07
 /// does. Fails if the files do not hold the same kind of content (family,
 /// points, chequers, gammons / cubeful); the layout may differ.
-pub fn compare(a: &Database, b: &Database) -> Result<Vec<FieldDiff>, String> {
+pub fn compare(a: &Database, b: &Database) -> Result<Vec<FieldDiff>, Problem> {
     let kind = a.kind();
     if content(kind) != content(b.kind()) {
-        return Err(format!(
+        return fail(format!(
             "cannot compare a {} database with a {} database",
             kind,
             b.kind()

@@ -1,9 +1,9 @@
 //! Turning stored records into numbers, exactly as gnubg's reader does
-//! (spec bearoff-formats.md §7, evaluation.md §3): the one place where
+//! (docs/formats.md#decoding-stored-values): the one place where
 //! bearoff values become probabilities and equities, shared by the `bearoff`
 //! tool and the evaluator.
 
-use crate::one_sided::Distribution;
+use crate::distribution::Distribution;
 
 /// How a stored integer becomes an f32 when gnubg divides it by a constant
 /// (65535, 32767.5 or 16777215).
@@ -64,7 +64,7 @@ pub fn roll_distribution(d: &Distribution, scale: Scale) -> RollDistribution {
 }
 
 /// Win and gammon probabilities of a race between two one-sided positions
-/// (evaluation.md §3.4): `p1`/`g1` the side on roll, `p0`/`g0` the
+/// (docs/formats.md#bearoff-evaluation): `p1`/`g1` the side on roll, `p0`/`g0` the
 /// opponent. `gammons` is true when the database has gammon distributions
 /// and either side still has all 15 chequers. Returns the five outputs
 /// (backgammons are 0). Accumulated in f32, i outer, j inner, ascending.
@@ -129,12 +129,6 @@ pub fn hyper_equity(u: u32) -> f32 {
 /// [`Scale::Reciprocal`] reproduces (division gives −1.8e−7).
 pub fn hyper_equity_with(u: u32, scale: Scale) -> f32 {
     (hyper_probability_with(u, scale) - 0.5) * 6.0
-}
-
-/// Cubeless money equity of five outputs with gammon price 1 (board.md §8),
-/// in f32 and gnubg's association order.
-pub fn utility(p: &[f32; 5]) -> f32 {
-    ((p[0] * 2.0 - 1.0) + (p[1] - p[3])) + (p[2] - p[4])
 }
 
 /// Flushes subnormal results to zero, as the fast-math build does.
@@ -204,7 +198,6 @@ mod tests {
         assert_eq!(hyper_equity_with(0x7F_FFFF, Scale::Reciprocal), 0.0);
         assert!(hyper_equity_with(0x7F_FFFF, Scale::Divide) < 0.0);
         assert_eq!(two_sided_equity_with(0xFFFF, Scale::Reciprocal), 1.0);
-        assert_eq!(utility(&[1.0, 1.0, 0.0, 0.0, 0.0]), 2.0);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The 40-byte ASCII header of gnubg database files (spec bearoff-formats.md §1).
+//! The 40-byte ASCII header of gnubg database files (docs/formats.md#database-header).
 
 use std::fmt;
 

@@ -102,7 +102,7 @@ mod tests {
             cubeful: true,
         };
         let db = Database::from_bytes("mem", vec![0; 8 * 49], Some(kind)).unwrap();
-        // Spec §5 example: us one chequer on the 6-point, them on the ace.
+        // docs/formats.md#two-sided-records example: us one chequer on the 6-point, them on the ace.
         let pair = db.pair_at(43).unwrap();
         assert_eq!((pair.player, pair.opponent), (6, 1));
         assert_eq!(pair.board.sides[1][5], 1);

@@ -3,12 +3,13 @@
 //! against that kind before any record is read, so that record access can
 //! never read outside the file.
 
+use crate::distribution::Distribution;
 use crate::header::{HeaderError, Kind, HEADER_LEN};
-use crate::one_sided::Distribution;
+use crate::problem::{fail, Problem};
 use crate::record::Record;
 use memmap2::Mmap;
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Files up to this size are read into memory instead of being mapped.
 const READ_LIMIT: u64 = 1 << 16;
@@ -17,36 +18,36 @@ const READ_LIMIT: u64 = 1 << 16;
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The file could not be read.
-    #[error("cannot read {path}: {error}")]
+    #[error("cannot read {}: {error}", path.display())]
     Io {
         /// The file.
-        path: String,
+        path: PathBuf,
         /// The OS error (part of the message, so not a `source`).
         error: std::io::Error,
     },
     /// The path is a directory or another non-regular file.
-    #[error("{path}: {what}")]
+    #[error("{}: {what}", path.display())]
     NotAFile {
         /// The path.
-        path: String,
+        path: PathBuf,
         /// What it is instead.
         what: &'static str,
     },
     /// The header is not a gnubg header.
-    #[error("{path}: {error}")]
+    #[error("{}: {error}", path.display())]
     Header {
         /// The file.
-        path: String,
+        path: PathBuf,
         /// What is wrong (part of the message, so not a `source`).
         error: HeaderError,
     },
     /// The size or index does not fit the header.
-    #[error("{path}: {what}")]
+    #[error("{}: {what}", path.display())]
     Corrupt {
         /// The file.
-        path: String,
+        path: PathBuf,
         /// What is wrong.
-        what: String,
+        what: Problem,
     },
 }
 
@@ -95,7 +96,7 @@ fn map(file: &File) -> std::io::Result<Mmap> {
 
 /// A validated database file.
 pub struct Database {
-    name: String,
+    name: PathBuf,
     kind: Kind,
     bytes: Bytes,
     /// Offset of the first byte after the header (0 for headerless files).
@@ -117,8 +118,8 @@ impl std::fmt::Debug for Database {
 
 /// Checks that a kind given by a caller (or a header) is one the formats
 /// allow, so that its sizes can be computed.
-pub fn check_kind(kind: Kind) -> Result<(), String> {
-    let bad = |what: &str, v: u8| Err(format!("invalid {what} {v} for a {kind} database"));
+pub fn check_kind(kind: Kind) -> Result<(), Problem> {
+    let bad = |what: &str, v: u8| fail(format!("invalid {what} {v} for a {kind} database"));
     match kind {
         Kind::OneSided { points, .. } | Kind::NormalDist { points }
             if !(1..=23).contains(&points) =>
@@ -144,7 +145,7 @@ pub fn check_kind(kind: Kind) -> Result<(), String> {
 }
 
 /// Bytes per fixed-size record, `None` for the compressed layout.
-pub(crate) fn record_len(kind: Kind) -> Option<usize> {
+pub fn record_len(kind: Kind) -> Option<usize> {
     match kind {
         Kind::OneSided {
             compressed: true, ..
@@ -173,7 +174,7 @@ impl Database {
     /// Opens a file; `headerless` gives the kind of a file written without
     /// a header (`makebearoff -H`), `None` reads the kind from the header.
     pub fn open_as(path: &Path, headerless: Option<Kind>) -> Result<Database, ReadError> {
-        let name = path.display().to_string();
+        let name = path.to_path_buf();
         let io = |error| ReadError::Io {
             path: name.clone(),
             error,
@@ -202,7 +203,7 @@ impl Database {
 
     /// Validates a database held in memory (`name` is used in messages).
     pub fn from_bytes(
-        name: impl Into<String>,
+        name: impl Into<PathBuf>,
         bytes: Vec<u8>,
         headerless: Option<Kind>,
     ) -> Result<Database, ReadError> {
@@ -210,7 +211,7 @@ impl Database {
     }
 
     fn validate(
-        name: String,
+        name: PathBuf,
         bytes: Bytes,
         headerless: Option<Kind>,
     ) -> Result<Database, ReadError> {
@@ -231,7 +232,7 @@ impl Database {
                 (kind, HEADER_LEN)
             }
         };
-        let corrupt = |what: String| ReadError::Corrupt {
+        let corrupt = |what: Problem| ReadError::Corrupt {
             path: name.clone(),
             what,
         };
@@ -242,7 +243,7 @@ impl Database {
         } else {
             Some(positions)
         }
-        .ok_or_else(|| corrupt(format!("{kind} is too large for this machine")))?;
+        .ok_or_else(|| corrupt(format!("{kind} is too large for this machine").into()))?;
         let db = Database {
             kind,
             start,
@@ -258,7 +259,7 @@ impl Database {
     /// Checks the file size against the header's sizes, and for the
     /// compressed layout the index: offsets contiguous from 0, windows inside
     /// the 32 rolls, data exactly filling the rest of the file.
-    fn check_size(&self) -> Result<(), String> {
+    fn check_size(&self) -> Result<(), Problem> {
         let len = self.bytes().len() as u64;
         let body = len - self.start as u64;
         let kind = self.kind;
@@ -268,12 +269,12 @@ impl Database {
                 .ok_or_else(|| format!("{kind} is too large for this machine"))?;
             return match body.cmp(&expected) {
                 std::cmp::Ordering::Equal => Ok(()),
-                std::cmp::Ordering::Less => Err(format!(
+                std::cmp::Ordering::Less => fail(format!(
                     "file is {len} bytes, a {kind} file needs {}: truncated, record {} is incomplete",
                     expected + self.start as u64,
                     body / rec as u64
                 )),
-                std::cmp::Ordering::Greater => Err(format!(
+                std::cmp::Ordering::Greater => fail(format!(
                     "file is {len} bytes, a {kind} file needs {}: {} bytes too many",
                     expected + self.start as u64,
                     body - expected
@@ -283,7 +284,7 @@ impl Database {
         let entry = self.entry_len();
         let index_len = (self.positions as u64) * entry as u64;
         if body < index_len {
-            return Err(format!(
+            return fail(format!(
                 "file is {len} bytes, too short for the index of {} positions: truncated, index entry {} is incomplete",
                 self.positions,
                 body / entry as u64
@@ -296,7 +297,7 @@ impl Database {
         for (id, e) in index.chunks_exact(entry).enumerate() {
             let off = u64::from(u32::from_le_bytes([e[0], e[1], e[2], e[3]]));
             if off != expected_off {
-                return Err(format!(
+                return fail(format!(
                     "index entry {id} has offset {off}, expected {expected_off} (index is not contiguous)"
                 ));
             }
@@ -306,7 +307,7 @@ impl Database {
             {
                 let (nz, io) = (usize::from(w[0]), usize::from(w[1]));
                 if nz == 0 || nz + io > 32 {
-                    return Err(format!(
+                    return fail(format!(
                         "index entry {id} has an invalid {part} window ({nz} values from roll {io})"
                     ));
                 }
@@ -318,10 +319,10 @@ impl Database {
         }
         let expected = len - data_len + 2 * expected_off;
         match first_cut {
-            Some(id) => Err(format!(
+            Some(id) => fail(format!(
                 "file is {len} bytes, its index needs {expected}: truncated, record {id} is incomplete"
             )),
-            None if len != expected => Err(format!(
+            None if len != expected => fail(format!(
                 "file is {len} bytes, its index needs {expected}: {} bytes too many",
                 len - expected
             )),
@@ -329,8 +330,39 @@ impl Database {
         }
     }
 
-    /// The file name given when opening.
-    pub fn name(&self) -> &str {
+    /// The record whose bytes (data or index entry) include file offset
+    /// `offset`; `None` in the header or past the end.
+    pub fn record_at_offset(&self, offset: usize) -> Option<u64> {
+        let start = if self.has_header() { HEADER_LEN } else { 0 };
+        let body = offset.checked_sub(start)?;
+        if offset >= self.len() {
+            return None;
+        }
+        if let Some(rec) = record_len(self.kind()) {
+            return Some((body / rec) as u64);
+        }
+        let entry = self.entry_len();
+        let index_len = self.side_positions() * entry;
+        if body < index_len {
+            return Some((body / entry) as u64);
+        }
+        // The data of record i starts at its entry's offset: find the last
+        // record starting at or before this byte.
+        let data_start = |id: usize| self.compressed_entry(id).0;
+        let (mut lo, mut hi) = (0, self.side_positions());
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if data_start(mid) <= offset {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo as u64)
+    }
+
+    /// The path given when opening.
+    pub fn path(&self) -> &Path {
         &self.name
     }
 

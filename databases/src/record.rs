@@ -1,8 +1,8 @@
 //! One database record as stored, and its values decoded the way gnubg's
-//! reader decodes them (spec bearoff-formats.md §7).
+//! reader decodes them (docs/formats.md#decoding-stored-values).
 
 use crate::decode::{self, RollDistribution, Scale};
-use crate::one_sided::Distribution;
+use crate::distribution::Distribution;
 
 /// A record exactly as stored in the file.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,7 +98,7 @@ impl HyperValues {
 
     /// Cubeless money equity, recomputed from the probabilities.
     pub fn cubeless(&self) -> f32 {
-        decode::utility(&self.probabilities)
+        board::cubeless_equity(&self.probabilities)
     }
 }
 
@@ -163,7 +163,7 @@ impl Values {
 
 /// Win and gammon probabilities of a race between the side on roll
 /// (`player`) and its opponent, from their one-sided records
-/// (evaluation.md §3.4). Gammons count only when `gammons_possible` (either
+/// (docs/formats.md#bearoff-evaluation). Gammons count only when `gammons_possible` (either
 /// side still has all 15 chequers) and both records have gammon
 /// distributions. Returns win, win gammon, 0, lose gammon, 0.
 pub fn race(
@@ -182,7 +182,7 @@ pub fn race(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::one_sided::DONE;
+    use crate::distribution::DONE;
 
     #[test]
     fn decodes_each_kind() {

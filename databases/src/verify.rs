@@ -16,13 +16,14 @@
 //!   win ≥ win gammon ≥ win backgammon, lose gammon ≥ lose backgammon and
 //!   win + lose gammon ≤ 1 (within [`HYPER_SLACK`] units of rounding).
 
-use crate::decode::{hyper_equity_with, utility, Scale};
+use crate::decode::{hyper_equity_with, Scale};
+use crate::distribution::DONE;
 use crate::header::Kind;
-use crate::one_sided::DONE;
+use crate::problem::{fail, Problem};
 use crate::reader::Database;
 use crate::record::Record;
 use board::bearoff_index::{position_count, unrank};
-use board::{eval_over, Board, SideArray, Variant};
+use board::{cubeless_equity, eval_over, jacoby_equity, Board, SideArray, Variant};
 use rayon::prelude::*;
 
 /// Records checked per parallel task.
@@ -39,7 +40,7 @@ pub struct BadRecord {
     /// Its index.
     pub index: u64,
     /// What is wrong with it.
-    pub problem: String,
+    pub problem: Problem,
 }
 
 /// Checks records of one database.
@@ -73,8 +74,8 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks record `index` (which must be below `db.records()`).
-    pub fn check(&self, index: u64) -> Result<(), String> {
-        let record = self.db.record(index).map_err(|e| e.to_string())?;
+    pub fn check(&self, index: u64) -> Result<(), Problem> {
+        let record = self.db.record(index).map_err(|e| Problem(e.to_string()))?;
         let id = index as usize;
         match record {
             Record::OneSided { bearoff, gammon } => self.check_exact(id, &bearoff, gammon.as_ref()),
@@ -94,19 +95,19 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn check_exact(&self, id: usize, w: &[u16; 32], g: Option<&[u16; 32]>) -> Result<(), String> {
+    fn check_exact(&self, id: usize, w: &[u16; 32], g: Option<&[u16; 32]>) -> Result<(), Problem> {
         let sum = |d: &[u16; 32]| d.iter().map(|&v| u32::from(v)).sum::<u32>();
         if sum(w) != 65535 {
-            return Err(format!(
+            return fail(format!(
                 "bearoff distribution sums to {}, not 65535",
                 sum(w)
             ));
         }
         if id == 0 && *w != DONE {
-            return Err("the empty position must be off in 0 rolls".into());
+            return fail("the empty position must be off in 0 rolls");
         }
         if id > 0 && w[0] != 0 {
-            return Err(format!("bearoff distribution gives {} to 0 rolls", w[0]));
+            return fail(format!("bearoff distribution gives {} to 0 rolls", w[0]));
         }
         let Some(g) = g else { return Ok(()) };
         if id < self.fewer_than_15 {
@@ -117,30 +118,30 @@ impl<'a> Checker<'a> {
                 );
             }
         } else if sum(g) != 65535 {
-            return Err(format!("gammon distribution sums to {}, not 65535", sum(g)));
+            return fail(format!("gammon distribution sums to {}, not 65535", sum(g)));
         } else if g[0] != 0 {
-            return Err(format!("gammon distribution gives {} to 0 rolls", g[0]));
+            return fail(format!("gammon distribution gives {} to 0 rolls", g[0]));
         }
         Ok(())
     }
 
-    fn check_normal(&self, id: usize, r: [f32; 4]) -> Result<(), String> {
+    fn check_normal(&self, id: usize, r: [f32; 4]) -> Result<(), Problem> {
         if let Some(v) = r.iter().find(|v| !v.is_finite() || **v < 0.0) {
-            return Err(format!(
+            return fail(format!(
                 "stored value {v} is not a finite non-negative number"
             ));
         }
         if id == 0 && r != [0.0; 4] {
-            return Err("the empty position must have all values 0".into());
+            return fail("the empty position must have all values 0");
         }
         if id > 0 && r[0] < 1.0 {
-            return Err(format!("mean rolls to bear off is {}, below 1", r[0]));
+            return fail(format!("mean rolls to bear off is {}, below 1", r[0]));
         }
         if id > 0 && id < self.fewer_than_15 && (r[2] != 0.0 || r[3] != 0.0) {
-            return Err("a side with fewer than 15 chequers must have gammon values 0".into());
+            return fail("a side with fewer than 15 chequers must have gammon values 0");
         }
         if id >= self.fewer_than_15 && r[2] < 1.0 {
-            return Err(format!(
+            return fail(format!(
                 "mean rolls to save the gammon is {}, below 1",
                 r[2]
             ));
@@ -155,9 +156,9 @@ impl<'a> Checker<'a> {
         p: [u32; 5],
         e: [u32; 4],
         padding: u8,
-    ) -> Result<(), String> {
+    ) -> Result<(), Problem> {
         if padding != 0 {
-            return Err(format!("padding byte is {padding:#04x}, not 0"));
+            return fail(format!("padding byte is {padding:#04x}, not 0"));
         }
         let board = Board::new(self.sides[them], self.sides[us]);
         let illegal = (0..24).any(|i| board.sides[0][i] > 0 && board.sides[1][23 - i] > 0);
@@ -165,23 +166,23 @@ impl<'a> Checker<'a> {
             return if p == [0; 5] && e == [0x7F_FFFF; 4] {
                 Ok(())
             } else {
-                Err("illegal pair (both sides on one point) must hold zeros and 0x7FFFFF".into())
+                fail("illegal pair (both sides on one point) must hold zeros and 0x7FFFFF")
             };
         }
         let chequers = self.db.kind().chequers() as u8;
         if let Some(out) = eval_over(&board, Variant::Hyper(chequers)) {
             let stored = p.map(|u| u as f32 / 16_777_215.0);
             if stored != out {
-                return Err(format!(
+                return fail(format!(
                     "finished game must have probabilities {out:?}, found {stored:?}"
                 ));
             }
-            let u = utility(&out);
-            let want = [u, u, jacoby_utility(&out), u];
+            let u = cubeless_equity(&out);
+            let want = [u, u, jacoby_equity(&out), u];
             for (k, (&u, w)) in e.iter().zip(want).enumerate() {
                 let got = hyper_equity_with(u, Scale::Divide);
                 if (got - w).abs() > 1e-5 {
-                    return Err(format!(
+                    return fail(format!(
                         "finished game must have equity {w} in slot {k}, found {got}"
                     ));
                 }
@@ -190,7 +191,7 @@ impl<'a> Checker<'a> {
         }
         let over = |a: u32, b: u32, what: &str| {
             if a > b.saturating_add(HYPER_SLACK) {
-                Err(format!("{what} ({a} > {b} units of 1/16777215)"))
+                fail(format!("{what} ({a} > {b} units of 1/16777215)"))
             } else {
                 Ok(())
             }
@@ -202,22 +203,17 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Cubeless equity with the Jacoby rule (gammons do not count).
-fn jacoby_utility(out: &[f32; 5]) -> f32 {
-    out[0] * 2.0 - 1.0
-}
-
-fn check_two_sided(us: usize, them: usize, v: [u16; 4], cubeful: bool) -> Result<(), String> {
+fn check_two_sided(us: usize, them: usize, v: [u16; 4], cubeful: bool) -> Result<(), Problem> {
     let stored = &v[..if cubeful { 4 } else { 1 }];
     if us == 0 {
         if stored.iter().any(|&u| u != 0xFFFF) {
-            return Err("side on roll has borne off: every value must be FFFF (+1)".into());
+            return fail("side on roll has borne off: every value must be FFFF (+1)");
         }
         return Ok(());
     }
     if them == 0 {
         if stored.iter().any(|&u| u != 0) {
-            return Err("opponent has borne off: every value must be 0000 (−1)".into());
+            return fail("opponent has borne off: every value must be 0000 (−1)");
         }
         return Ok(());
     }
@@ -235,7 +231,7 @@ fn check_two_sided(us: usize, them: usize, v: [u16; 4], cubeful: bool) -> Result
             None
         };
         if let Some(what) = bad {
-            return Err(format!(
+            return fail(format!(
                 "{what} (stored {cubeless:04X} {owned:04X} {centred:04X} {theirs:04X})"
             ));
         }

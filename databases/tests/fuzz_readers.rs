@@ -10,7 +10,8 @@ use common::{ours_one_sided, ours_two_sided};
 use databases::compare::compare;
 use databases::decode::Scale;
 use databases::verify::first_bad_record;
-use databases::{Database, Kind, OneSidedOptions, TwoSidedOptions, HEADER_LEN};
+use databases::{Database, Kind, HEADER_LEN};
+use makebearoff::{OneSidedOptions, TwoSidedOptions};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 

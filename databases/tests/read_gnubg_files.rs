@@ -7,7 +7,8 @@ use common::*;
 use databases::compare::compare;
 use databases::decode::Scale;
 use databases::verify::first_bad_record;
-use databases::{Database, Kind, OneSidedOptions, TwoSidedOptions};
+use databases::{Database, Kind};
+use makebearoff::{OneSidedOptions, TwoSidedOptions};
 
 /// Every record of `theirs` equals the same record of `ours`, stored and
 /// decoded.
@@ -16,7 +17,7 @@ fn assert_same_records(theirs: &Database, ours: &Database) {
     assert_eq!(theirs.records(), ours.records());
     for i in 0..theirs.records() as u64 {
         let (a, b) = (theirs.record(i).unwrap(), ours.record(i).unwrap());
-        assert_eq!(a, b, "{}: record {i}", theirs.name());
+        assert_eq!(a, b, "{}: record {i}", theirs.path().display());
         for scale in [Scale::Divide, Scale::Reciprocal] {
             assert_eq!(a.values(scale), b.values(scale), "record {i}");
         }

@@ -2,21 +2,20 @@
 
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
-use databases::checkpoint::Checkpoint;
-use databases::cli::Outcome;
-use databases::one_sided::check_old_one_sided;
-use databases::output::{check_writable, parent_dir, AtomicFile};
-use databases::progress::Progress;
-use databases::published::{md5_hex, published_md5};
-use databases::resources::{ensure_fits, human, peak_memory};
-use databases::two_sided::check_old_two_sided;
-use databases::{
-    Chain, Database, Job, Kind, OneSidedJob, OneSidedOptions, TwoSidedJob, TwoSidedOptions,
-};
+use databases::published::{md5_hex, published_md5, HashingWriter};
+use databases::{Database, Kind};
+use makebearoff::one_sided::{check_old_one_sided, one_sided_job, OneSidedOptions};
+use makebearoff::two_sided::{check_old_two_sided, TwoSidedJob, TwoSidedOptions};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::atomic::{check_writable, parent_dir, AtomicFile};
+use support::cli::Outcome;
+use support::progress::Progress;
+use support::resources::{ensure_fits, human, peak_memory};
+use support::{Chain, Checkpoint, Job};
 
 /// The databases one invocation asks for.
 struct Plan {
@@ -97,10 +96,10 @@ impl Plan {
 
     fn build(&self, old: Option<Database>) -> Box<dyn Job> {
         match (self.one, self.two) {
-            (Some(o), None) => Box::new(OneSidedJob::new(o, old)),
+            (Some(o), None) => one_sided_job(o, old),
             (None, Some(t)) => Box::new(TwoSidedJob::new(t, old)),
             (Some(o), Some(t)) => Box::new(Chain::new(vec![
-                Box::new(OneSidedJob::new(o, None)),
+                one_sided_job(o, None),
                 Box::new(TwoSidedJob::new(t, None)),
             ])),
             (None, None) => unreachable!("plan has a database"),
@@ -125,6 +124,38 @@ fn describe(kind: Option<Kind>) -> String {
 
 /// Runs makebearoff as the command line asks.
 pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
+    let (out_path, plan, old) = prepare(cli)?;
+    let start = Instant::now();
+    let fingerprint = plan.fingerprint(cli.old_bearoff.as_deref());
+    let mut job = plan.build(old);
+    let mut ckpt = open_checkpoint(cli, &out_path, &fingerprint, job.as_mut())?;
+    if !generate(cli, job.as_mut(), ckpt.as_mut(), &stop)? {
+        return interrupted(job.as_ref(), ckpt.as_mut());
+    }
+    let compute_time = start.elapsed();
+    let md5 = write_output(&out_path, job.as_ref())?;
+    if let Some(c) = ckpt {
+        c.remove().context("cannot remove the checkpoint")?;
+    }
+    if !cli.quiet {
+        report(
+            &out_path,
+            &plan,
+            job.as_ref(),
+            start.elapsed(),
+            compute_time,
+            &md5,
+        );
+    }
+    if cli.verify {
+        return verify(&out_path, plan.kind());
+    }
+    Ok(Outcome::Done)
+}
+
+/// Checks the command line, the old database, the checkpoint state, memory,
+/// disk and the output's directory before any work starts.
+fn prepare(cli: &Cli) -> Result<(PathBuf, Plan, Option<Database>)> {
     let out_path: PathBuf = cli
         .outfile
         .clone()
@@ -152,20 +183,24 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             ckpt_path.display()
         );
     }
-    let checkpoints = cli.checkpoint_every > 0.0;
-    ensure_fits(
-        plan.memory(),
-        plan.disk() * if checkpoints { 2 } else { 1 },
-        &dir,
-    )?;
+    let copies = if cli.checkpoint_every > 0.0 { 2 } else { 1 };
+    ensure_fits(plan.memory(), plan.disk() * copies, &dir)?;
     // Fail now, not after hours of work, if the output cannot be written.
     check_writable(&out_path).with_context(|| format!("cannot write {}", out_path.display()))?;
+    Ok((out_path, plan, old))
+}
 
-    let start = Instant::now();
-    let fingerprint = plan.fingerprint(cli.old_bearoff.as_deref());
-    let mut job = plan.build(old);
-    let mut ckpt = if cli.resume {
-        let c = Checkpoint::resume(&ckpt_path, &fingerprint, job.as_mut())?;
+/// The checkpoint of this run: resumed (`--resume`), new, or none when
+/// checkpoints are off.
+fn open_checkpoint(
+    cli: &Cli,
+    out_path: &Path,
+    fingerprint: &str,
+    job: &mut dyn Job,
+) -> Result<Option<Checkpoint>> {
+    let ckpt_path = Checkpoint::path_for(out_path);
+    if cli.resume {
+        let c = Checkpoint::resume(&ckpt_path, fingerprint, job)?;
         if !cli.quiet {
             eprintln!(
                 "makebearoff: resumed {} of {} units from {}",
@@ -174,64 +209,84 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
                 ckpt_path.display()
             );
         }
-        Some(c)
-    } else if checkpoints {
-        Some(
-            Checkpoint::create(&ckpt_path, &fingerprint)
-                .with_context(|| format!("cannot create checkpoint {}", ckpt_path.display()))?,
-        )
+        Ok(Some(c))
+    } else if cli.checkpoint_every > 0.0 {
+        let c = Checkpoint::create(&ckpt_path, fingerprint)
+            .with_context(|| format!("cannot create checkpoint {}", ckpt_path.display()))?;
+        Ok(Some(c))
     } else {
-        None
-    };
+        Ok(None)
+    }
+}
+
+/// Computes the remaining units with progress and periodic checkpoints;
+/// `false` if a signal stopped it first.
+fn generate(
+    cli: &Cli,
+    job: &mut dyn Job,
+    mut ckpt: Option<&mut Checkpoint>,
+    stop: &AtomicBool,
+) -> Result<bool> {
+    let checkpoints = cli.checkpoint_every > 0.0;
     let every = Duration::from_secs_f64(cli.checkpoint_every.min(1e9));
     let mut last_ckpt = Instant::now();
     let mut progress = Progress::new("makebearoff", "positions", job.positions(), cli.quiet);
     while !job.is_done() {
         if stop.load(Ordering::SeqCst) {
             progress.finish();
-            return interrupted(job.as_ref(), ckpt.as_mut());
+            return Ok(false);
         }
         job.compute_next();
         progress.update(job.positions_done());
-        if let Some(c) = ckpt.as_mut() {
+        if let Some(c) = ckpt.as_deref_mut() {
             if checkpoints && last_ckpt.elapsed() >= every {
-                c.append(job.as_ref()).context("cannot write checkpoint")?;
+                c.append(job).context("cannot write checkpoint")?;
                 last_ckpt = Instant::now();
             }
         }
     }
     progress.finish();
-    let compute_time = start.elapsed();
+    Ok(true)
+}
 
-    let mut output = AtomicFile::create(&out_path)
-        .with_context(|| format!("cannot write {}", out_path.display()))?;
+/// Writes the finished database atomically; returns its MD5 (hex).
+fn write_output(out_path: &Path, job: &dyn Job) -> Result<String> {
+    let cannot = || format!("cannot write {}", out_path.display());
+    let mut output = AtomicFile::create(out_path).with_context(cannot)?;
     let md5 = output
-        .write_all_with(|w| job.write(w))
-        .and_then(|md5| output.commit().map(|()| md5))
-        .with_context(|| format!("cannot write {}", out_path.display()))?;
-    if let Some(c) = ckpt {
-        c.remove().context("cannot remove the checkpoint")?;
-    }
-    let wall = start.elapsed();
-    if !cli.quiet {
-        let positions = job.positions();
-        eprintln!(
-            "makebearoff: wrote {} ({}, {} bytes): {} positions in {:.2} s ({:.2} s computing), {:.0} positions/s, peak memory {}",
-            out_path.display(),
-            describe(plan.kind()),
-            job.output_len(),
-            positions,
-            wall.as_secs_f64(),
-            compute_time.as_secs_f64(),
-            positions as f64 / wall.as_secs_f64().max(1e-9),
-            peak_memory().map_or_else(|| "unknown".into(), human)
-        );
-        eprintln!("makebearoff: MD5 {md5}");
-    }
-    if cli.verify {
-        verify(&out_path, plan.kind())?;
-    }
-    Ok(Outcome::Done)
+        .write_all_with(|w| {
+            let mut hashing = HashingWriter::new(w);
+            job.write(&mut hashing)?;
+            hashing.flush()?;
+            Ok(hashing.finish().1)
+        })
+        .with_context(cannot)?;
+    output.commit().with_context(cannot)?;
+    Ok(md5)
+}
+
+/// The closing lines on stderr: what was written, how fast, the MD5.
+fn report(
+    out_path: &Path,
+    plan: &Plan,
+    job: &dyn Job,
+    wall: Duration,
+    compute_time: Duration,
+    md5: &str,
+) {
+    let positions = job.positions();
+    eprintln!(
+        "makebearoff: wrote {} ({}, {} bytes): {} positions in {:.2} s ({:.2} s computing), {:.0} positions/s, peak memory {}",
+        out_path.display(),
+        describe(plan.kind()),
+        job.output_len(),
+        positions,
+        wall.as_secs_f64(),
+        compute_time.as_secs_f64(),
+        positions as f64 / wall.as_secs_f64().max(1e-9),
+        peak_memory().map_or_else(|| "unknown".into(), human)
+    );
+    eprintln!("makebearoff: MD5 {md5}");
 }
 
 fn interrupted(job: &dyn Job, ckpt: Option<&mut Checkpoint>) -> Result<Outcome> {
@@ -250,8 +305,9 @@ fn interrupted(job: &dyn Job, ckpt: Option<&mut Checkpoint>) -> Result<Outcome> 
     Ok(Outcome::Interrupted)
 }
 
-/// Re-reads the written file and compares its MD5 with the published table.
-fn verify(path: &Path, kind: Option<Kind>) -> Result<()> {
+/// Re-reads the written file and compares its MD5 with the published
+/// table: a mismatch is a failed check.
+fn verify(path: &Path, kind: Option<Kind>) -> Result<Outcome> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot reopen {}", path.display()))?;
     let md5 = md5_hex(std::io::BufReader::with_capacity(1 << 22, file))
@@ -259,17 +315,20 @@ fn verify(path: &Path, kind: Option<Kind>) -> Result<()> {
     match kind.and_then(|k| published_md5(k).map(|p| (k, p))) {
         Some((k, expected)) if expected == md5 => {
             println!("MD5 {md5} matches gnubg's published checksum for {k}");
-            Ok(())
+            Ok(Outcome::Done)
         }
         Some((k, expected)) => {
-            bail!("MD5 {md5} does NOT match gnubg's published checksum {expected} for {k}")
+            eprintln!(
+                "makebearoff: MD5 {md5} does NOT match gnubg's published checksum {expected} for {k}"
+            );
+            Ok(Outcome::Failed)
         }
         None => {
             println!(
                 "MD5 {md5} (gnubg publishes no checksum for {})",
                 describe(kind)
             );
-            Ok(())
+            Ok(Outcome::Done)
         }
     }
 }

@@ -1,26 +1,24 @@
-//! `makehyper`: gnubg-compatible Hypergammon database generator.
+//! `makehyper`: gnubg-compatible Hypergammon database generator (the thin
+//! command line over the `makehyper` library).
 
 mod cli;
 mod run;
 
-use databases::cli::{exit_code, init_threads, parse, stop_flag};
 use std::process::ExitCode;
+use support::cli::{init_threads, Outcome};
+use support::signals::stop_flag;
 
 fn main() -> ExitCode {
-    let cli: cli::Cli = match parse("makehyper") {
-        Ok(cli) => cli,
-        Err(code) => return code,
-    };
-    if cli.version {
-        println!("makehyper (bgkit) {}", env!("CARGO_PKG_VERSION"));
-        return ExitCode::SUCCESS;
-    }
-    if let Err(code) = init_threads("makehyper", cli.threads) {
-        return code;
-    }
-    let stop = stop_flag(
-        "makehyper",
-        "stopping after this sweep (interrupt again to stop at once)",
-    );
-    exit_code("makehyper", run::run(&cli, stop))
+    support::cli::main("makehyper", |cli: cli::Cli| {
+        if cli.version {
+            println!("makehyper (bgkit) {}", env!("CARGO_PKG_VERSION"));
+            return Ok(Outcome::Done);
+        }
+        init_threads(cli.threads)?;
+        let stop = stop_flag(
+            "makehyper",
+            "stopping after this sweep (interrupt again to stop at once)",
+        );
+        run::run(&cli, stop)
+    })
 }

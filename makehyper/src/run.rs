@@ -2,15 +2,18 @@
 
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
-use databases::cli::Outcome;
-use databases::hyper::{check_file, file_len, memory_estimate, HyperSolver};
-use databases::output::{check_writable, parent_dir, AtomicFile, RecycledFile};
-use databases::progress::Progress;
-use databases::resources::{ensure_fits, human, peak_memory};
+use databases::hyper::{check_file, file_len};
+use databases::published::HashingWriter;
+use makehyper::{memory_estimate, HyperSolver};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+use support::atomic::{check_writable, parent_dir, AtomicFile, RecycledFile};
+use support::cli::Outcome;
+use support::progress::Progress;
+use support::resources::{ensure_fits, human, peak_memory};
 
 fn checkpoint_path(out: &Path) -> PathBuf {
     let mut s = out.as_os_str().to_owned();
@@ -22,15 +25,80 @@ fn checkpoint_path(out: &Path) -> PathBuf {
 /// MD5; `bytes` is the run's encoding buffer (the checkpoints' too).
 fn save(solver: &HyperSolver, path: &Path, bytes: &mut Vec<u8>) -> Result<String> {
     solver.encode_into(bytes);
-    let mut file =
-        AtomicFile::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    file.write_all_with(|w| w.write_all(bytes))
-        .and_then(|md5| file.commit().map(|()| md5))
-        .with_context(|| format!("cannot write {}", path.display()))
+    let cannot = || format!("cannot write {}", path.display());
+    let mut file = AtomicFile::create(path).with_context(cannot)?;
+    let md5 = file
+        .write_all_with(|w| {
+            let mut hashing = HashingWriter::new(w);
+            hashing.write_all(bytes)?;
+            Ok(hashing.finish().1)
+        })
+        .with_context(cannot)?;
+    file.commit().with_context(cannot)?;
+    Ok(md5)
 }
 
 /// Runs makehyper as the command line asks.
 pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
+    let chequers = usize::from(cli.chequers);
+    let (out, restart) = prepare(cli)?;
+    let ckpt = checkpoint_path(&out);
+    let start = Instant::now();
+    let mut solver = HyperSolver::new(chequers);
+    if let Some((path, bytes)) = &restart {
+        solver
+            .restore(bytes)
+            .with_context(|| format!("cannot restart from {}", path.display()))?;
+    }
+    // Free the restart file's bytes (300 MB for 3 chequers) before sweeping.
+    let restart = restart.map(|(path, _)| path);
+    if !cli.quiet {
+        let n = solver.side_positions();
+        eprintln!(
+            "makehyper: {chequers} chequers, {n} positions per side, {} pairs ({} playable, {} final after the first sweep), threshold {:e}, start {} ({:.1} s to build the successor tables)",
+            n * n,
+            solver.playable_pairs(),
+            solver.playable_pairs() - solver.changing_pairs(),
+            cli.threshold,
+            restart.map_or_else(|| "guess".to_string(), |p| format!("from {}", p.display())),
+            start.elapsed().as_secs_f64()
+        );
+    }
+    if stop.load(Ordering::SeqCst) {
+        eprintln!("makehyper: interrupted before the first sweep; nothing was saved");
+        return Ok(Outcome::Interrupted);
+    }
+    let mut buffer = Vec::new();
+    let checkpoint = RecycledFile::new(&ckpt);
+    let Some(sweeps) = sweep_until_converged(cli, &mut solver, &checkpoint, &mut buffer, &stop)?
+    else {
+        return Ok(Outcome::Interrupted);
+    };
+    let md5 = save(&solver, &out, &mut buffer)?;
+    if !cli.no_checkpoint {
+        checkpoint
+            .remove()
+            .with_context(|| format!("cannot remove {}", ckpt.display()))?;
+    }
+    if !cli.quiet {
+        eprintln!(
+            "makehyper: wrote {} ({} bytes) after {sweeps} sweeps in {:.2} s, peak memory {}",
+            out.display(),
+            solver.output_len(),
+            start.elapsed().as_secs_f64(),
+            peak_memory().map_or_else(|| "unknown".into(), human)
+        );
+        eprintln!("makehyper: MD5 {md5}");
+    }
+    Ok(Outcome::Done)
+}
+
+/// A restart file's path and bytes.
+type Restart<'a> = Option<(&'a PathBuf, Vec<u8>)>;
+
+/// Checks the output's directory, reads and checks the restart file, and
+/// checks memory, disk and writability before any heavy work starts.
+fn prepare(cli: &Cli) -> Result<(PathBuf, Restart<'_>)> {
     let chequers = usize::from(cli.chequers);
     let out = cli
         .outfile
@@ -57,58 +125,44 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
                 .with_context(|| format!("cannot read restart file {}", p.display()))
         })
         .transpose()?;
-    let solver_bytes = file_len(chequers);
     // Refuse a wrong or truncated restart file before building the tables
     // (minutes and gigabytes for 3 chequers).
     if let Some((path, bytes)) = &restart {
         check_file(bytes, chequers)
-            .map_err(|e| anyhow::anyhow!("cannot restart from {}: {e}", path.display()))?;
+            .with_context(|| format!("cannot restart from {}", path.display()))?;
     }
-    let ckpt = checkpoint_path(&out);
     let checkpoints = !cli.no_checkpoint;
     // The restart file is held in memory while the tables are built.
     let restart_bytes = restart.as_ref().map_or(0, |(_, b)| b.len() as u64);
     ensure_fits(
         memory_estimate(chequers) + restart_bytes,
         // The output, and the checkpoint with its spare.
-        solver_bytes * if checkpoints { 3 } else { 1 },
+        file_len(chequers) * if checkpoints { 3 } else { 1 },
         &dir,
     )?;
     // Fail now, not after the work, if the output cannot be written.
     check_writable(&out).with_context(|| format!("cannot write {}", out.display()))?;
     if checkpoints {
         // Also removes the temporary of a checkpoint a killed run was writing.
+        let ckpt = checkpoint_path(&out);
         check_writable(&ckpt).with_context(|| format!("cannot write {}", ckpt.display()))?;
     }
+    Ok((out, restart))
+}
 
-    let start = Instant::now();
-    let mut solver = HyperSolver::new(chequers);
-    if let Some((path, bytes)) = &restart {
-        solver
-            .restore(bytes)
-            .map_err(|e| anyhow::anyhow!("cannot restart from {}: {e}", path.display()))?;
-    }
-    // Free the restart file's bytes (300 MB for 3 chequers) before sweeping.
-    let restart = restart.map(|(path, _)| path);
-    if !cli.quiet {
-        let n = solver.side_positions();
-        eprintln!(
-            "makehyper: {chequers} chequers, {n} positions per side, {} pairs ({} playable, {} final after the first sweep), threshold {:e}, start {} ({:.1} s to build the successor tables)",
-            n * n,
-            solver.playable_pairs(),
-            solver.playable_pairs() - solver.changing_pairs(),
-            cli.threshold,
-            restart.map_or_else(|| "guess".to_string(), |p| format!("from {}", p.display())),
-            start.elapsed().as_secs_f64()
-        );
-    }
-    if stop.load(Ordering::SeqCst) {
-        eprintln!("makehyper: interrupted before the first sweep; nothing was saved");
-        return Ok(Outcome::Interrupted);
-    }
+/// Sweeps until the norm of the change is at most the threshold, saving a
+/// checkpoint after every sweep that did not converge; the number of sweeps,
+/// or `None` if a signal stopped the run (after saving its last sweep).
+fn sweep_until_converged(
+    cli: &Cli,
+    solver: &mut HyperSolver,
+    checkpoint: &RecycledFile,
+    buffer: &mut Vec<u8>,
+    stop: &AtomicBool,
+) -> Result<Option<usize>> {
+    let ckpt = checkpoint.path();
+    let checkpoints = !cli.no_checkpoint;
     let mut sweeps = 0usize;
-    let mut buffer = Vec::new();
-    let checkpoint = RecycledFile::new(&ckpt);
     loop {
         let t = Instant::now();
         let mut progress = Progress::new(
@@ -135,13 +189,16 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         }
         // gnubg stops unless the norm is greater (a NaN norm also stops).
         let converged = norm.partial_cmp(&cli.threshold) != Some(std::cmp::Ordering::Greater);
-        if checkpoints && !converged {
-            solver.encode_into(&mut buffer);
+        if converged {
+            return Ok(Some(sweeps));
+        }
+        if checkpoints {
+            solver.encode_into(buffer);
             checkpoint
-                .save(&buffer)
+                .save(buffer)
                 .with_context(|| format!("cannot write {}", ckpt.display()))?;
         }
-        if interrupted && !converged {
+        if interrupted {
             if checkpoints {
                 checkpoint
                     .remove_spare()
@@ -154,27 +211,7 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             } else {
                 eprintln!("makehyper: interrupted; checkpoints are off (-n), nothing was saved");
             }
-            return Ok(Outcome::Interrupted);
-        }
-        if converged {
-            break;
+            return Ok(None);
         }
     }
-    let md5 = save(&solver, &out, &mut buffer)?;
-    if checkpoints {
-        checkpoint
-            .remove()
-            .with_context(|| format!("cannot remove {}", ckpt.display()))?;
-    }
-    if !cli.quiet {
-        eprintln!(
-            "makehyper: wrote {} ({} bytes) after {sweeps} sweeps in {:.2} s, peak memory {}",
-            out.display(),
-            solver.output_len(),
-            start.elapsed().as_secs_f64(),
-            peak_memory().map_or_else(|| "unknown".into(), human)
-        );
-        eprintln!("makehyper: MD5 {md5}");
-    }
-    Ok(Outcome::Done)
 }

@@ -1,5 +1,5 @@
 //! The approximate reciprocal (`rcpps`) that Debian's fast-math gnubg 1.07
-//! uses in the hidden-layer sigmoid (spec nets.md §4.2). Its low bits are
+//! uses in the hidden-layer sigmoid (docs/formats.md#arithmetic-variants). Its low bits are
 //! CPU-model dependent, so two versions exist: [`rcp_reference`], a portable
 //! table emulation of the CPU that produced the reference evaluations (AMD
 //! EPYC, Zen 4), and [`rcp_native`], this CPU's own instruction (x86-64).

@@ -1,5 +1,5 @@
-//! Which floating-point arithmetic the evaluator reproduces (spec nets.md
-//! §4, §4.2; inputs.md §7).
+//! Which floating-point arithmetic the evaluator reproduces
+//! (docs/formats.md#arithmetic-variants).
 
 use databases::decode::Scale;
 
@@ -12,8 +12,8 @@ pub enum Arithmetic {
     /// SIMD-form hidden sigmoid with true division, output sums in four
     /// interleaved lanes.
     Ieee,
-    /// The spec's scalar reference (nets.md §4): scalar hidden sigmoid and
-    /// sequential output sums. Slower; for checking the spec's examples.
+    /// The scalar reference (docs/formats.md#forward-pass): scalar hidden sigmoid and
+    /// sequential output sums. Slower; for checking the worked examples.
     Reference,
     /// Debian's gnubg 1.07 (x86-64, built with fast-math) as it ran on the
     /// CPU that produced the reference data: the hidden sigmoid uses that

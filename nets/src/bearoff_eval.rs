@@ -1,16 +1,17 @@
-//! Evaluation from bearoff databases (spec evaluation.md §3): a one-sided
+//! Evaluation from bearoff databases (docs/formats.md#bearoff-evaluation): a one-sided
 //! database (gnubg's `gnubg_os0.bd` or ours) and optionally a two-sided one
 //! (`gnubg_ts0.bd`), read through the `databases` crate.
 
 use crate::arith::Arithmetic;
 use crate::race_backgammon::first_off_gammons;
-use crate::Outputs;
 use board::Board;
+use board::Probabilities;
 use databases::decode::{probabilities, race_probabilities};
-use databases::one_sided::Distribution;
+use databases::Distribution;
 use databases::{Database, Kind};
 use std::fmt;
 use std::path::Path;
+use std::path::PathBuf;
 
 /// Why a set of bearoff databases cannot be used for evaluation.
 #[derive(Debug, thiserror::Error)]
@@ -19,19 +20,19 @@ pub enum BearoffError {
     #[error(transparent)]
     Read(#[from] databases::reader::ReadError),
     /// The database kind cannot be used by the evaluator.
-    #[error("{path}: {kind} databases cannot be used for evaluation (need an exact one-sided or a two-sided bearoff database)")]
+    #[error("{}: {kind} databases cannot be used for evaluation (need an exact one-sided or a two-sided bearoff database)", path.display())]
     Unsupported {
         /// The file.
-        path: String,
+        path: PathBuf,
         /// What it holds.
         kind: Kind,
     },
     /// Two databases of the same kind were given.
-    #[error("{0}: a {1} database was already given; pass at most one one-sided and one two-sided database")]
-    Duplicate(String, &'static str),
+    #[error("{}: a {} database was already given; pass at most one one-sided and one two-sided database", .0.display(), .1)]
+    Duplicate(PathBuf, &'static str),
     /// The one-sided database covers fewer than the six home points.
-    #[error("{0}: a one-sided database must cover at least 6 points (it has {1})")]
-    TooSmall(String, usize),
+    #[error("{}: a one-sided database must cover at least 6 points (it has {})", .0.display(), .1)]
+    TooSmall(PathBuf, usize),
     /// No one-sided database: races cannot be evaluated.
     #[error("no one-sided bearoff database: gnubg's evaluation needs one (gnubg_os0.bd, or `makebearoff -o 6`)")]
     NoOneSided,
@@ -41,7 +42,7 @@ pub enum BearoffError {
 struct OneSided {
     db: Database,
     points: usize,
-    name: String,
+    name: PathBuf,
 }
 
 /// A two-sided database (`chequers` per side on `points` points).
@@ -49,7 +50,7 @@ struct TwoSided {
     db: Database,
     points: usize,
     chequers: usize,
-    name: String,
+    name: PathBuf,
 }
 
 /// The databases an evaluator uses: a one-sided database (required; gnubg's
@@ -71,16 +72,16 @@ impl fmt::Debug for BearoffDatabases {
 /// A database file sorted by kind, before assembling [`BearoffDatabases`].
 pub enum BearoffFile {
     /// Exact one-sided.
-    OneSided(Database, String),
+    OneSided(Database, PathBuf),
     /// Two-sided.
-    TwoSided(Database, String),
+    TwoSided(Database, PathBuf),
 }
 
 impl BearoffFile {
     /// Opens a database file and checks it is usable for evaluation.
     pub fn open(path: &Path) -> Result<BearoffFile, BearoffError> {
         let db = Database::open(path)?;
-        let name = path.display().to_string();
+        let name = path.to_path_buf();
         match db.kind() {
             Kind::OneSided { .. } => Ok(BearoffFile::OneSided(db, name)),
             Kind::TwoSided { .. } => Ok(BearoffFile::TwoSided(db, name)),
@@ -156,10 +157,10 @@ impl BearoffDatabases {
         self.two.is_some()
     }
 
-    /// Names (paths) of the loaded databases.
-    pub fn names(&self) -> Vec<&str> {
-        let mut v = vec![self.one.name.as_str()];
-        v.extend(self.two.as_ref().map(|t| t.name.as_str()));
+    /// Paths of the loaded databases.
+    pub fn paths(&self) -> Vec<&Path> {
+        let mut v = vec![self.one.name.as_path()];
+        v.extend(self.two.as_ref().map(|t| t.name.as_path()));
         v
     }
 
@@ -192,8 +193,8 @@ impl BearoffDatabases {
         Self::covers(board, self.one.points, 15)
     }
 
-    /// Two-sided evaluation: only the win probability (spec evaluation.md §3.5).
-    pub fn evaluate_two_sided(&self, board: &Board, arith: Arithmetic) -> Outputs {
+    /// Two-sided evaluation: only the win probability (docs/formats.md#bearoff-evaluation).
+    pub fn evaluate_two_sided(&self, board: &Board, arith: Arithmetic) -> Probabilities {
         let t = self.two.as_ref().expect("two-sided database loaded");
         let us = board::rank(&board.sides[1][..t.points]);
         let them = board::rank(&board.sides[0][..t.points]);
@@ -202,10 +203,10 @@ impl BearoffDatabases {
         [equity / 2.0 + 0.5, 0.0, 0.0, 0.0, 0.0]
     }
 
-    /// One-sided evaluation (spec evaluation.md §3.4): the race of the two
+    /// One-sided evaluation (docs/formats.md#bearoff-evaluation): the race of the two
     /// roll distributions, gammons from the gammon distributions (or the
     /// first-off table for files without them), no backgammons.
-    pub fn evaluate_one_sided(&self, board: &Board, arith: Arithmetic) -> Outputs {
+    pub fn evaluate_one_sided(&self, board: &Board, arith: Arithmetic) -> Probabilities {
         let scale = arith.bearoff_scale();
         let (d1, g1) = self.one_sided_distribution(&board.sides[1]);
         let (d0, g0) = self.one_sided_distribution(&board.sides[0]);

@@ -1,4 +1,4 @@
-//! Position classes (spec inputs.md §2; gnubg's `ClassifyPosition`).
+//! Position classes (docs/formats.md#position-classes; gnubg's `ClassifyPosition`).
 
 use crate::bearoff_eval::BearoffDatabases;
 use board::Board;
@@ -59,7 +59,7 @@ impl fmt::Display for Class {
 }
 
 /// True if `side` has crashed: at most 6 chequers that are not piled on its
-/// 1- and 2-points (spec inputs.md §2, rule 3).
+/// 1- and 2-points (docs/formats.md#position-classes).
 fn crashed(side: &[u8; 25]) -> bool {
     const N: i32 = 6;
     let tot: i32 = side.iter().map(|&c| i32::from(c)).sum();

@@ -4,12 +4,12 @@
 #[derive(Debug, thiserror::Error)]
 pub enum WeightsError {
     /// The file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
-        path: String,
-        /// The OS error.
-        source: std::io::Error,
+        path: std::path::PathBuf,
+        /// The OS error (part of the message, so not a `source`).
+        error: std::io::Error,
     },
     /// The first line is not `GNU Backgammon <version>`.
     #[error("not a gnubg weights file (first line is not \"GNU Backgammon 1.00\")")]

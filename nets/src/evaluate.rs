@@ -1,4 +1,4 @@
-//! The 0-ply evaluator (spec evaluation.md §2) and n-ply search (gnubg's
+//! The 0-ply evaluator (docs/formats.md#0-ply-and-1-ply) and n-ply search (gnubg's
 //! `EvaluatePositionFull`). The [`Evaluator`] is immutable and `Sync`: share
 //! it between threads and give each thread its own [`Scratch`].
 
@@ -10,7 +10,7 @@ use crate::inputs::{contact_inputs, crashed_inputs, race_inputs, MAX_INPUTS};
 use crate::net::{NetKind, Nets};
 use crate::race_backgammon::race_backgammon_override;
 use crate::sanity::sanity_check;
-use crate::Outputs;
+use board::{cubeless_equity, invert, Probabilities};
 use board::{eval_over, Board, MoveList, Variant, ROLLS};
 
 /// Why an evaluator cannot be built.
@@ -28,7 +28,7 @@ pub struct Evaluation {
     /// The class of the evaluated position.
     pub class: Class,
     /// The outputs, from the view of `board.sides[1]`.
-    pub outputs: Outputs,
+    pub outputs: Probabilities,
 }
 
 impl Evaluation {
@@ -36,18 +36,6 @@ impl Evaluation {
     pub fn equity(&self) -> f32 {
         cubeless_equity(&self.outputs)
     }
-}
-
-/// The outputs from the other side's view: win ↔ loss, gammons and
-/// backgammons swapped (gnubg's `InvertEvaluation`).
-pub fn invert(o: &Outputs) -> Outputs {
-    [1.0 - o[0], o[3], o[4], o[1], o[2]]
-}
-
-/// Cubeless money equity `2W − 1 + (WG − LG) + (WBG − LBG)` in f32, in
-/// gnubg's association order.
-pub fn cubeless_equity(o: &Outputs) -> f32 {
-    ((o[0] * 2.0 - 1.0) + (o[1] - o[3])) + (o[2] - o[4])
 }
 
 /// Per-thread buffers: input vector, hidden layer, move list. Reused by
@@ -163,7 +151,7 @@ impl Evaluator {
     }
 
     /// Raw outputs of net `kind` for the given input vector (no sanity check).
-    pub fn run_net(&self, kind: NetKind, inputs: &[f32], scratch: &mut Scratch) -> Outputs {
+    pub fn run_net(&self, kind: NetKind, inputs: &[f32], scratch: &mut Scratch) -> Probabilities {
         let mut out = [0f32; 5];
         let net = self.nets.get(kind);
         forward(net, inputs, &mut scratch.net.hidden, &mut out, self.arith);
@@ -175,7 +163,7 @@ impl Evaluator {
         board: &Board,
         class: Class,
         s: &mut NetScratch,
-    ) -> Outputs {
+    ) -> Probabilities {
         match class {
             Class::Over => eval_over(board, Variant::Standard).expect("an OVER position"),
             Class::Bearoff2 | Class::BearoffTs => {
@@ -195,13 +183,13 @@ impl Evaluator {
 
     /// The pruning-net evaluation of a position of class `class` (race,
     /// crashed or contact) on the 200 base inputs, with the race backgammon
-    /// override and the sanity check (spec evaluation.md §7).
+    /// override and the sanity check (docs/formats.md#move-selection-and-pruning).
     pub(crate) fn evaluate_pruning(
         &self,
         board: &Board,
         class: Class,
         s: &mut NetScratch,
-    ) -> Outputs {
+    ) -> Probabilities {
         let kind = match class {
             Class::Race => NetKind::PruneRace,
             Class::Crashed => NetKind::PruneCrashed,
@@ -219,7 +207,7 @@ impl Evaluator {
         class: Class,
         kind: NetKind,
         s: &mut NetScratch,
-    ) -> Outputs {
+    ) -> Probabilities {
         let net = self.nets.get(kind);
         let mut out = [0f32; 5];
         forward(

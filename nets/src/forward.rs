@@ -1,4 +1,4 @@
-//! The forward pass (spec nets.md §4) in each of the arithmetics of
+//! The forward pass (docs/formats.md#forward-pass) in each of the arithmetics of
 //! [`Arithmetic`]. The hidden accumulation is element-wise, so the compiler's
 //! SIMD code computes exactly what the scalar description says.
 

@@ -4,7 +4,7 @@
 //! backgammon evaluation, the sanity check, 0-ply and n-ply evaluation, move
 //! selection with gnubg's pruning nets, and Tesauro's pubeval.
 //!
-//! Conventions follow gnubg (spec board.md): a [`board::Board`]'s `sides[1]`
+//! Conventions follow gnubg (docs/formats.md#board-arrays): a [`board::Board`]'s `sides[1]`
 //! is the side on roll and every evaluation is from its view.
 //!
 //! ```no_run
@@ -17,6 +17,7 @@
 //! println!("{} {:?} {}", e.class, e.outputs, e.equity());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![deny(missing_docs)]
 
 pub mod approx_reciprocal;
 pub mod arith;
@@ -41,13 +42,13 @@ pub use arith::Arithmetic;
 pub use bearoff_eval::{BearoffDatabases, BearoffError, BearoffFile};
 pub use classify::{classify, Class};
 pub use error::WeightsError;
-pub use evaluate::{cubeless_equity, invert, EvalError, Evaluation, Evaluator, Scratch};
+pub use evaluate::{EvalError, Evaluation, Evaluator, Scratch};
 pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
 pub use net::{Net, NetKind, NetShape, Nets};
 
-/// Outputs of every gnubg net and evaluation.
+/// Probabilities of every gnubg net and evaluation.
 pub const NUM_OUTPUTS: usize = 5;
 
 /// Win, win gammon, win backgammon, lose gammon, lose backgammon (gammons
 /// include backgammons), from the view of the side on roll.
-pub type Outputs = [f32; NUM_OUTPUTS];
+pub type Probabilities = [f32; NUM_OUTPUTS];

@@ -1,9 +1,10 @@
 //! Move selection at 0-ply (gnubg's `FindBestMovePlied` with no plies) and
-//! with the pruning nets (gnubg's `FindBestMoveInEval`, spec evaluation.md §7,
-//! corrected: gnubg 1.07 keeps `5 + floor(log2(moves))` moves, not 10).
+//! with the pruning nets (gnubg's `FindBestMoveInEval`, docs/formats.md#move-selection-and-pruning;
+//! gnubg 1.07 keeps `5 + floor(log2(moves))` moves, not 10).
 
 use crate::classify::Class;
-use crate::evaluate::{cubeless_equity, Evaluator, Scratch};
+use crate::evaluate::{Evaluator, Scratch};
+use board::cubeless_equity;
 use board::Board;
 
 /// Fewest moves kept by the pruning nets.

@@ -1,4 +1,4 @@
-//! The net model (spec nets.md §1) and gnubg's set of six nets.
+//! The net model (docs/formats.md#weights-files) and gnubg's set of six nets.
 
 use crate::error::WeightsError;
 
@@ -25,7 +25,7 @@ pub struct NetShape {
     pub inputs: usize,
     /// Hidden units H.
     pub hidden: usize,
-    /// Outputs O (5 in every gnubg net).
+    /// Probabilities O (5 in every gnubg net).
     pub outputs: usize,
     /// Hidden-layer slope β_h.
     pub beta_hidden: f32,
@@ -247,14 +247,14 @@ impl Nets {
     /// outputs) and assembles the set in file order.
     pub fn new(nets: [Net; 6]) -> Result<Nets, WeightsError> {
         for (net, kind) in nets.iter().zip(NetKind::ALL) {
-            if net.inputs() != kind.inputs() || net.outputs() != crate::NUM_OUTPUTS {
+            if net.inputs() != kind.inputs() || net.outputs() != board::NUM_OUTPUTS {
                 return Err(WeightsError::WrongSize {
                     net: kind.name(),
                     found: format!("{} inputs and {} outputs", net.inputs(), net.outputs()),
                     expected: format!(
                         "{} inputs and {} outputs",
                         kind.inputs(),
-                        crate::NUM_OUTPUTS
+                        board::NUM_OUTPUTS
                     ),
                 });
             }

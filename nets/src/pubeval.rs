@@ -1,4 +1,4 @@
-//! Tesauro's pubeval (spec evaluation.md §8): a public-domain linear move
+//! Tesauro's pubeval (docs/formats.md#pubeval): a public-domain linear move
 //! scorer, the classic weak benchmark opponent.
 
 use board::{Board, MoveList};

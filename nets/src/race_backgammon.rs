@@ -1,12 +1,12 @@
-//! Race backgammons (spec race-backgammon.md): the escape table E and the
+//! Race backgammons (docs/formats.md#race-backgammon-override): the escape table E and the
 //! override of the race net's backgammon outputs, and the first-off table F
 //! for one-sided databases without gammon distributions. Both tables are
 //! regenerated from their definitions at first use.
 
 use crate::arith::Arithmetic;
 use crate::bearoff_eval::BearoffDatabases;
-use crate::Outputs;
 use board::Board;
+use board::Probabilities;
 use std::sync::OnceLock;
 
 /// The 21 rolls with their weights, as dice lists.
@@ -127,7 +127,7 @@ fn escape_table() -> &'static EscapeTable {
     TABLE.get_or_init(EscapeTable::build)
 }
 
-/// Probability that `side` wins a backgammon in a race (spec §2).
+/// Probability that `side` wins a backgammon in a race (docs/formats.md#race-backgammon-override).
 fn race_bg_prob(board: &Board, side: usize, db: &BearoffDatabases, arith: Arithmetic) -> f32 {
     let o = 1 - side;
     let home: i32 = board.sides[side][..6].iter().map(|&c| i32::from(c)).sum();
@@ -166,10 +166,10 @@ fn race_bg_prob(board: &Board, side: usize, db: &BearoffDatabases, arith: Arithm
 }
 
 /// Replaces the race net's backgammon output by the race backgammon
-/// probability (spec §1). Runs before the sanity check, RACE class only.
+/// probability (docs/formats.md#race-backgammon-override). Runs before the sanity check, RACE class only.
 pub fn race_backgammon_override(
     board: &Board,
-    out: &mut Outputs,
+    out: &mut Probabilities,
     db: &BearoffDatabases,
     arith: Arithmetic,
 ) {
@@ -245,7 +245,7 @@ impl FirstOffTable {
         for k in 0..n {
             board::unrank(FIRST_FULL_INDEX + k, 15, &mut b);
             let o: [bool; 6] = std::array::from_fn(|i| b[i] > 0);
-            // gnubg's four occupancy patterns, written as the spec lists them.
+            // gnubg's four occupancy patterns, as docs/formats.md#first-off-table lists them.
             #[allow(clippy::nonminimal_bool)]
             let shortcut = (o[4] && o[3] && o[2])
                 || (!o[5] && !o[4] && o[3] && o[2])
@@ -301,8 +301,8 @@ fn first_off(side: &[u8; 25]) -> Option<[u64; 4]> {
     Some(first_off_table().p[board::rank(&side[..6]) - FIRST_FULL_INDEX])
 }
 
-/// (WG, LG) of a one-sided evaluation without gammon distributions (spec
-/// §4, in f64): from F of the side that still has 15 men at home.
+/// (WG, LG) of a one-sided evaluation without gammon distributions
+/// (docs/formats.md#first-off-table, in f64): from F of the side that still has 15 men at home.
 pub(crate) fn first_off_gammons(board: &Board, p1: &[f32; 32], p0: &[f32; 32]) -> (f32, f32) {
     let cumulative = |f: [u64; 4]| {
         let m0 = f[0] as f64 / 36.0;

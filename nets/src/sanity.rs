@@ -1,8 +1,8 @@
-//! gnubg 1.07's sanity check of net outputs (spec evaluation.md §5).
+//! gnubg 1.07's sanity check of net outputs (docs/formats.md#sanity-check).
 
 use crate::bearoff_eval::BearoffDatabases;
-use crate::Outputs;
 use board::Board;
+use board::Probabilities;
 
 /// Per-side counts the checks use.
 struct SideCounts {
@@ -40,7 +40,7 @@ fn counts(side: &[u8; 25]) -> SideCounts {
 
 /// Clamps impossible or certain outcomes and orders the cumulative outputs.
 /// Applied to race, crashed and contact evaluations (not to bearoff classes).
-pub fn sanity_check(board: &Board, out: &mut Outputs, db: &BearoffDatabases) {
+pub fn sanity_check(board: &Board, out: &mut Probabilities, db: &BearoffDatabases) {
     let s = [counts(&board.sides[0]), counts(&board.sides[1])];
     let contact = s[0].back + s[1].back >= 24;
     let mut max_turns = [0i32; 2];

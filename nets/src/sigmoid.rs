@@ -1,4 +1,4 @@
-//! gnubg's table sigmoid (spec nets.md §4.1, §4.2): a piecewise first-order
+//! gnubg's table sigmoid (docs/formats.md#table-sigmoid): a piecewise first-order
 //! approximation of `1/(1+e^x)` from a 101-entry table, in the scalar form
 //! (outputs, reference arithmetic) and the SIMD form (hidden layer).
 
@@ -116,7 +116,7 @@ const SATURATED_DENOMINATOR: f32 = 19_931.370_438_230_298;
 #[allow(clippy::excessive_precision)]
 const SATURATED_NUMERATOR: f32 = 19_930.370_438_230_298;
 
-/// The scalar sigmoid ≈ `1/(1+e^x)` of spec nets.md §4.1 (gnubg's output
+/// The scalar sigmoid ≈ `1/(1+e^x)` of docs/formats.md#table-sigmoid (gnubg's output
 /// layer, and the hidden layer of the reference arithmetic).
 #[inline]
 pub fn sigmoid(x: f32) -> f32 {
@@ -138,7 +138,7 @@ pub fn sigmoid(x: f32) -> f32 {
 }
 
 /// The denominator `1 + E[i]·((x1 − i) + 10)` of the SIMD hidden-layer
-/// sigmoid for `x = β·h` (spec nets.md §4.2), with `x1 = min(|x|, 10)·10`.
+/// sigmoid for `x = β·h` (docs/formats.md#forward-pass), with `x1 = min(|x|, 10)·10`.
 #[inline(always)]
 pub fn simd_denominator(x: f32) -> f32 {
     let x1 = x.abs().min(10.0) * 10.0;
@@ -195,7 +195,7 @@ mod tests {
             assert!((simd - scalar).abs() < 1e-6, "x = {x}: {simd} vs {scalar}");
         }
         // Saturation uses E[100] = E[99]: 1 + 10·E[99] rounds one ulp below
-        // the scalar branch's constant (the spec says they are equal).
+        // the scalar branch's constant.
         let saturated = simd_denominator(25.0);
         assert_eq!(saturated, simd_denominator(10.0));
         assert_eq!(saturated.to_bits() + 1, SATURATED_DENOMINATOR.to_bits());

@@ -3,7 +3,9 @@
 use crate::error::WeightsError;
 use crate::net::Nets;
 use crate::{weights_binary, weights_text};
+use std::io::{self, Write};
 use std::path::Path;
+use support::AtomicFile;
 
 /// The two weights file formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,10 +16,10 @@ pub enum Format {
     Binary,
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> WeightsError + '_ {
-    move |source| WeightsError::Io {
-        path: path.display().to_string(),
-        source,
+fn io(path: &Path) -> impl FnOnce(io::Error) -> WeightsError + '_ {
+    move |error| WeightsError::Io {
+        path: path.to_path_buf(),
+        error,
     }
 }
 
@@ -37,11 +39,46 @@ pub fn load(path: &Path) -> Result<Nets, WeightsError> {
     parse(&bytes).map(|(nets, _)| nets)
 }
 
-/// Saves the nets in the given format.
+/// Saves the nets in the given format, atomically: the file appears under
+/// `path` only once complete, and an existing file stays intact if the save
+/// fails or the process dies midway.
 pub fn save(nets: &Nets, path: &Path, format: Format) -> Result<(), WeightsError> {
     let bytes = match format {
         Format::Text => weights_text::write(nets).into_bytes(),
         Format::Binary => weights_binary::write(nets),
     };
-    std::fs::write(path, bytes).map_err(io(path))
+    save_with(path, |w| w.write_all(&bytes)).map_err(io(path))
+}
+
+/// Writes `path` atomically with `fill`.
+fn save_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all_with(fill)?;
+    file.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_save_that_fails_midway_leaves_the_old_file_intact() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.wd");
+        std::fs::write(&path, b"old weights").unwrap();
+        let result = save_with(&path, |w| {
+            w.write_all(&[7u8; 1 << 16])?;
+            w.flush()?;
+            Err(io::Error::other("the disk is full"))
+        });
+        assert!(result.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"old weights");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
+        save_with(&path, |w| w.write_all(b"new weights")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new weights");
+    }
 }

@@ -1,4 +1,4 @@
-//! gnubg's binary weights file, `gnubg.wd` (spec nets.md §3): little-endian
+//! gnubg's binary weights file, `gnubg.wd` (docs/formats.md#binary-weights-file): little-endian
 //! magic 472.3782f, version 1.0f, then six nets (u32 sizes, i32 training
 //! counter, f32 slopes, f32 values in text-file order).
 

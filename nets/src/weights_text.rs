@@ -1,4 +1,4 @@
-//! gnubg's text weights file, `gnubg.weights` (spec nets.md §2).
+//! gnubg's text weights file, `gnubg.weights` (docs/formats.md#text-weights-file).
 
 use crate::error::WeightsError;
 use crate::net::{Net, NetKind, NetShape, Nets};

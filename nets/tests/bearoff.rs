@@ -3,32 +3,24 @@
 
 mod common;
 
-use databases::job::Job;
-use databases::{OneSidedJob, OneSidedOptions};
+use makebearoff::{one_sided_bytes, OneSidedOptions};
 use nets::{Arithmetic, BearoffDatabases, BearoffError, Evaluator, Scratch};
 
 /// One-sided 6×15 database without gammon distributions: gammons then come
-/// from the regenerated first-off table (spec race-backgammon.md §4), which
+/// from the regenerated first-off table (docs/formats.md#first-off-table), which
 /// agrees with gnubg's gammon distributions to about 1e-5.
 #[test]
 fn one_sided_database_without_gammons() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("os6-nogammons.bd");
-    let mut job = OneSidedJob::new(
-        OneSidedOptions {
-            points: 6,
-            gammons: false,
-            compressed: true,
-            normal: false,
-            header: true,
-        },
-        None,
-    );
-    while !job.is_done() {
-        job.compute_next();
-    }
-    let mut bytes = Vec::new();
-    job.write(&mut bytes).unwrap();
+    let bytes = one_sided_bytes(OneSidedOptions {
+        points: 6,
+        gammons: false,
+        compressed: true,
+        normal: false,
+        header: true,
+    })
+    .unwrap();
     std::fs::write(&path, bytes).unwrap();
     let mut paths = vec![path];
     paths.push(common::bearoff_paths()[1].clone());

@@ -84,12 +84,12 @@ fn batch_evaluation_equals_single_evaluations() {
     eval.evaluate_many(&boards, &mut out, &mut s);
     for (b, e) in boards.iter().zip(&out) {
         assert_eq!(*e, eval.evaluate(b, &mut s));
-        let inv = nets::invert(&e.outputs);
+        let inv = board::invert(&e.outputs);
         assert_eq!(
             inv[1..],
             [e.outputs[3], e.outputs[4], e.outputs[1], e.outputs[2]]
         );
         assert_eq!(inv[0], 1.0 - e.outputs[0]);
-        assert!((nets::cubeless_equity(&inv) + e.equity()).abs() < 1e-6);
+        assert!((board::cubeless_equity(&inv) + e.equity()).abs() < 1e-6);
     }
 }

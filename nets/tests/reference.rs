@@ -213,7 +213,7 @@ fn classes_are_gnubgs() {
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), want);
 }
 
-/// Spec nets.md §4.2 / inputs.md §8: the starting position in each arithmetic.
+/// docs/formats.md#arithmetic-variants: the starting position in each arithmetic.
 #[test]
 #[allow(clippy::excessive_precision)]
 fn starting_position_in_every_arithmetic() {
@@ -260,7 +260,7 @@ fn starting_position_in_every_arithmetic() {
     }
 }
 
-/// Spec inputs.md §8: the race example's inputs and race-net win.
+/// docs/formats.md#race-inputs: the race example's inputs and race-net win.
 #[test]
 #[allow(clippy::excessive_precision)]
 fn race_example() {

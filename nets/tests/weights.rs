@@ -46,7 +46,7 @@ fn binary_is_debians_gnubg_wd_and_keeps_every_bit() {
     let nets = weights_text::parse(&shipped_text()).unwrap();
     let bin = weights_binary::write(&nets);
     assert_eq!(bin.len(), 408_016);
-    // f32 nearest 472.3782 (spec nets.md §3 says 0x43EC3062; gnubg.wd has 0x43EC3069).
+    // f32 nearest 472.3782 (gnubg.wd has 0x43EC3069, not 0x43EC3062).
     assert_eq!(&bin[..4], &[0x69, 0x30, 0xec, 0x43]);
     let debian = Path::new(common::DEBIAN_WEIGHTS);
     if debian.exists() {

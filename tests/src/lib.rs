@@ -1,6 +1,7 @@
 //! Helpers shared by bgkit's integration tests: child processes bounded in
 //! time whose output can be read while they run, failure summaries, and the
 //! check that an error is one clean line.
+#![deny(missing_docs)]
 
 use std::io::Read;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -22,6 +23,74 @@ pub fn gnubg_tool(path: &str) -> Command {
          reference; install it with `apt-get install -y gnubg` (CI installs it)"
     );
     Command::new(tool)
+}
+
+/// Debian's one-sided database (package gnubg-data).
+pub const GNUBG_OS0: &str = "/usr/share/gnubg/gnubg_os0.bd";
+/// The two-sided database Debian's post-install step makes (`makebearoff -t 6x6`).
+pub const GNUBG_TS0: &str = "/var/lib/gnubg/gnubg_ts0.bd";
+/// gnubg's bearoff database generator.
+pub const GNUBG_MAKEBEAROFF: &str = "/usr/games/makebearoff";
+/// gnubg's Hypergammon generator.
+pub const GNUBG_MAKEHYPER: &str = "/usr/games/makehyper";
+/// gnubg's record dumper.
+pub const GNUBG_BEAROFFDUMP: &str = "/usr/games/bearoffdump";
+
+/// A file installed by gnubg; a missing one fails the test, never skips it.
+pub fn gnubg_file(path: &str) -> std::path::PathBuf {
+    let p = std::path::Path::new(path);
+    assert!(
+        p.is_file(),
+        "{path} is missing: this test reads gnubg 1.07's own files and tools as the \
+         reference; install them with `apt-get install -y gnubg` (CI installs it)"
+    );
+    p.to_path_buf()
+}
+
+/// Runs a gnubg tool and returns its standard output.
+pub fn run_gnubg(tool: &str, args: &[&str]) -> String {
+    let out = gnubg_tool(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {tool}: {e}"));
+    assert!(
+        out.status.success(),
+        "{tool} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("gnubg prints ASCII")
+}
+
+/// Makes a database with gnubg's makebearoff in `dir` and returns its path.
+pub fn gnubg_makebearoff(dir: &std::path::Path, name: &str, args: &[&str]) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let mut all = args.to_vec();
+    all.extend(["-f", path_str(&path)]);
+    run_gnubg(GNUBG_MAKEBEAROFF, &all);
+    path
+}
+
+/// Makes a Hypergammon database with gnubg's makehyper in `dir`. (makehyper
+/// overflows a buffer on long output paths, so it runs inside `dir` with a
+/// short relative name.)
+pub fn gnubg_makehyper(dir: &std::path::Path, chequers: u8) -> std::path::PathBuf {
+    let name = format!("h{chequers}.bd");
+    let out = gnubg_tool(GNUBG_MAKEHYPER)
+        .args(["-c", &chequers.to_string(), "-f", &name])
+        .current_dir(dir)
+        .output()
+        .expect("run makehyper");
+    assert!(
+        out.status.success(),
+        "makehyper -c {chequers} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join(name)
+}
+
+/// `path` as a `&str`.
+pub fn path_str(path: &std::path::Path) -> &str {
+    path.to_str().expect("UTF-8 path")
 }
 
 /// A fresh temporary directory whose name starts with `prefix`.
@@ -49,6 +118,7 @@ fn drain(pipe: Option<impl Read + Send + 'static>, buf: Arc<Mutex<Vec<u8>>>) -> 
 
 /// A started process whose stdout and stderr are collected in the background.
 pub struct Running {
+    /// The child process.
     pub child: Child,
     what: String,
     stdout: Arc<Mutex<Vec<u8>>>,
@@ -189,4 +259,41 @@ pub fn error_line_problems(out: &Output) -> (String, Vec<String>) {
         stderr
     };
     (line, problems)
+}
+
+/// Exit status every bgkit tool gives bad arguments and unusable input.
+pub const ERROR_STATUS: i32 = 2;
+
+/// Runs the tool `bin` (named `tool` in its messages) with `args` and
+/// asserts what every bgkit tool does on bad arguments or unusable input:
+/// exit status 2, nothing on stdout, and exactly one line on stderr of the
+/// form `TOOL: error: …` containing `needle`.
+pub fn assert_one_line_failure(bin: &str, tool: &str, args: &[&str], needle: &str) {
+    let out = run_with_timeout(
+        {
+            let mut cmd = Command::new(bin);
+            cmd.args(args);
+            cmd
+        },
+        Duration::from_secs(60),
+    );
+    let what = format!("{tool} {}", args.join(" "));
+    assert_eq!(
+        out.status.code(),
+        Some(ERROR_STATUS),
+        "{what}: exit status\n{}",
+        describe(&out)
+    );
+    assert!(out.stdout.is_empty(), "{what}: stdout\n{}", describe(&out));
+    let (line, problems) = error_line_problems(&out);
+    assert!(
+        problems.is_empty(),
+        "{what}: {problems:?}\n{}",
+        describe(&out)
+    );
+    assert!(
+        line.starts_with(&format!("{tool}: error: ")),
+        "{what}: {line}"
+    );
+    assert!(line.contains(needle), "{what}: {line:?} lacks {needle:?}");
 }

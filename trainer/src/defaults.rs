@@ -1,7 +1,14 @@
 //! Where weights and databases are found when not given on the command line.
 
-use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
+
+/// No weights file was given and none is installed.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "no weights file: pass --weights FILE, set {WEIGHTS_ENV}, or install gnubg \
+     (`apt-get install gnubg` provides {GNUBG_WEIGHTS})"
+)]
+pub struct NoWeights;
 
 /// Environment variable naming the default weights file.
 pub const WEIGHTS_ENV: &str = "BGKIT_WEIGHTS";
@@ -13,7 +20,7 @@ pub const GNUBG_ONE_SIDED: &str = "/usr/share/gnubg/gnubg_os0.bd";
 pub const GNUBG_TWO_SIDED: &str = "/var/lib/gnubg/gnubg_ts0.bd";
 
 /// The weights file: the argument, else `$BGKIT_WEIGHTS`, else gnubg's.
-pub fn weights(arg: Option<&Path>) -> Result<PathBuf> {
+pub fn weights(arg: Option<&Path>) -> Result<PathBuf, NoWeights> {
     if let Some(p) = arg {
         return Ok(p.to_path_buf());
     }
@@ -23,10 +30,7 @@ pub fn weights(arg: Option<&Path>) -> Result<PathBuf> {
     if Path::new(GNUBG_WEIGHTS).exists() {
         return Ok(PathBuf::from(GNUBG_WEIGHTS));
     }
-    bail!(
-        "no weights file: pass --weights FILE, set {WEIGHTS_ENV}, or install gnubg \
-         (`apt-get install gnubg` provides {GNUBG_WEIGHTS})"
-    )
+    Err(NoWeights)
 }
 
 /// The bearoff databases: the arguments, else gnubg's installed files.

@@ -1,14 +1,13 @@
 //! `trainer eval`: evaluate Position IDs and print classes, outputs, equity.
 
-use crate::defaults;
 use anyhow::{Context, Result};
-use board::Board;
 use clap::Args;
-use nets::{Arithmetic, BearoffDatabases, Evaluation, Evaluator};
-use serde::Serialize;
+use nets::{Arithmetic, BearoffDatabases, Evaluator};
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
+use support::cli::Outcome;
+use trainer::defaults;
+use trainer::eval::{evaluate_ids, EvalOptions};
 
 /// Arguments of `trainer eval`.
 #[derive(Args, Debug)]
@@ -40,7 +39,7 @@ pub struct EvalArgs {
     /// fast-math build; differs from gnubg by up to ~1e-3 on ~2 % of positions.
     #[arg(long, conflicts_with = "reference")]
     ieee: bool,
-    /// The spec's scalar IEEE reference arithmetic (slower).
+    /// The scalar IEEE reference arithmetic (slower).
     #[arg(long)]
     reference: bool,
     /// One JSON object per line: {"id", "class", "outputs", "equity"}.
@@ -49,14 +48,6 @@ pub struct EvalArgs {
     /// Position IDs; read one per line from stdin when none are given.
     #[arg(value_name = "POSITION_ID")]
     ids: Vec<String>,
-}
-
-#[derive(Serialize)]
-struct JsonLine<'a> {
-    id: &'a str,
-    class: &'a str,
-    outputs: [f32; 5],
-    equity: f32,
 }
 
 fn arithmetic(args: &EvalArgs) -> Arithmetic {
@@ -79,78 +70,37 @@ fn build_evaluator(args: &EvalArgs) -> Result<Evaluator> {
     Ok(Evaluator::new(nets, bearoff, arithmetic(args))?)
 }
 
-fn write_line(out: &mut impl Write, id: &str, e: &Evaluation, json: bool) -> io::Result<()> {
-    if json {
-        let line = JsonLine {
-            id,
-            class: e.class.name(),
-            outputs: e.outputs,
-            equity: e.equity(),
-        };
-        serde_json::to_writer(&mut *out, &line)?;
-        writeln!(out)
-    } else {
-        let o = &e.outputs;
-        writeln!(
-            out,
-            "{id}\t{}\t{:.6}\t{:.6}\t{:.6}\t{:.6}\t{:.6}\t{:.6}",
-            e.class,
-            o[0],
-            o[1],
-            o[2],
-            o[3],
-            o[4],
-            e.equity()
-        )
-    }
-}
-
 /// Runs `trainer eval`; bad Position IDs are reported one per line and make
-/// the exit status non-zero, the others are still evaluated.
-pub fn run(args: &EvalArgs) -> Result<ExitCode> {
+/// the exit status 1, the others are still evaluated.
+pub fn run(args: &EvalArgs) -> Result<Outcome> {
     let evaluator = build_evaluator(args)?;
-    let mut scratch = evaluator.scratch();
+    let options = EvalOptions {
+        plies: args.plies,
+        prune: args.prune,
+        json: args.json,
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut bad = 0usize;
-    let mut handle = |id: &str, out: &mut BufWriter<io::StdoutLock>| -> io::Result<()> {
-        match Board::from_position_id(id) {
-            Ok(board) => {
-                let e = evaluator.evaluate_plied(&board, args.plies, args.prune, &mut scratch);
-                write_line(out, id, &e, args.json)
-            }
-            Err(err) => {
-                bad += 1;
-                eprintln!("trainer: error: bad Position ID {id:?}: {err}");
-                Ok(())
-            }
-        }
-    };
+    let on_bad = |id: &str, err| eprintln!("trainer: error: bad Position ID {id:?}: {err}");
     let result = if args.ids.is_empty() {
-        let stdin = io::stdin();
-        let mut r = Ok(());
-        for line in stdin.lock().lines() {
-            let line = line.context("cannot read stdin")?;
-            let id = line.trim();
-            if id.is_empty() {
-                continue;
-            }
-            r = handle(id, &mut out);
-            if r.is_err() {
-                break;
-            }
-        }
-        r
+        evaluate_ids(
+            &evaluator,
+            options,
+            io::stdin().lock().lines(),
+            &mut out,
+            on_bad,
+        )
     } else {
-        args.ids.iter().try_for_each(|id| handle(id, &mut out))
+        let ids = args.ids.iter().map(Ok::<_, io::Error>);
+        evaluate_ids(&evaluator, options, ids, &mut out, on_bad)
     };
-    match result.and_then(|()| out.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        r => r.context("cannot write output")?,
-    }
-    Ok(if bad > 0 {
-        ExitCode::FAILURE
+    let summary = match result.and_then(|s| out.flush().map(|()| s)) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(Outcome::Done),
+        r => r.context("cannot evaluate")?,
+    };
+    Ok(if summary.bad > 0 {
+        Outcome::Failed
     } else {
-        ExitCode::SUCCESS
+        Outcome::Done
     })
 }

@@ -1,15 +1,18 @@
-//! `trainer`: bgkit's training tool. For now one subcommand, `eval`, which
-//! evaluates positions with gnubg-compatible nets.
+//! `trainer`: bgkit's training tool (the thin command line over the
+//! `trainer` library). For now one subcommand, `eval`, which evaluates
+//! positions with gnubg-compatible nets.
 
-mod defaults;
 mod eval_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// bgkit trainer.
+/// bgkit trainer: evaluate positions with gnubg-compatible nets.
+///
+/// Exit status: 0 success, 1 some inputs were rejected (each reported on
+/// stderr), 2 bad usage or unusable input.
 #[derive(Parser, Debug)]
-#[command(name = "trainer", version, about)]
+#[command(name = "trainer", version, about, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -22,15 +25,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    support::cli::main("trainer", |cli: Cli| match cli.command {
         Command::Eval(args) => eval_cmd::run(&args),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("trainer: error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    })
 }

@@ -181,7 +181,7 @@ pub const FIELDS: [&str; 9] = [
 ];
 
 /// The nine values of record `i` of a database, decoded as gnubg reads them
-/// (bearoff-formats.md §6): probabilities `u / 16777215`, equities
+/// (docs/formats.md#hypergammon-records): probabilities `u / 16777215`, equities
 /// `(u / 16777215 - 0.5) * 6`.
 pub fn record_values(file: &[u8], i: usize) -> [f64; 9] {
     let rec = &file[HEADER_LEN + RECORD_LEN * i..HEADER_LEN + RECORD_LEN * (i + 1)];

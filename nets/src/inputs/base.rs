@@ -1,4 +1,4 @@
-//! The 200 base inputs (spec inputs.md §3).
+//! The 200 base inputs (docs/formats.md#base-inputs).
 
 use board::Board;
 

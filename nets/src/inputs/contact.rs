@@ -1,5 +1,5 @@
 //! Contact and crashed inputs: 200 base inputs plus two 25-value blocks
-//! (spec inputs.md §4), including the contact net's crossed men-off values.
+//! (docs/formats.md#contact-and-crashed-inputs), including the contact net's crossed men-off values.
 
 use super::base::base_inputs;
 use super::half::half_inputs;

@@ -1,4 +1,4 @@
-//! Escape tables (spec inputs.md §4.2): for a 12-bit mask of blocked points
+//! Escape tables (docs/formats.md#escape-counts): for a 12-bit mask of blocked points
 //! ahead, the number of the 36 rolls that pass them.
 
 /// Counts rolls (d0 ≥ d1, weight 1 for doubles, 2 otherwise) whose total

@@ -1,4 +1,4 @@
-//! The 22 contact features of one side, `half(me, opp)` (spec inputs.md §4.2).
+//! The 22 contact features of one side, `half(me, opp)` (docs/formats.md#contact-and-crashed-inputs).
 
 use super::escapes::{escapes1_made, escapes_made as escapes, made_points};
 use super::offsets::*;
@@ -89,7 +89,7 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
     out[ENTER2] = div.div((36 - (closed - 6) * (closed - 6)) as f32, 36.0);
 
     // `w / (tot · 11)`; gnubg's fast-math build reassociates it to
-    // `(w · (1/11)) / tot` (verified bit for bit; spec inputs.md §7 says
+    // `(w · (1/11)) / tot` (verified bit for bit; not
     // `w · (1/(tot · 11))`).
     out[BACKBONE] = match backbone(me) {
         (_, 0) => 0.0,
@@ -112,7 +112,7 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
     out[BACKG1] = if anchors == 1 { men as f32 / 8.0 } else { 0.0 };
 }
 
-/// TIMING's integer t (spec inputs.md §4.2).
+/// TIMING's integer t (docs/formats.md#contact-and-crashed-inputs).
 fn timing(me: &[u8; 25], n_opp_back: i32) -> i32 {
     let m = |i: i32| i32::from(me[i as usize]);
     let mut t = 24 * m(24);

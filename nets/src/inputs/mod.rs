@@ -1,4 +1,4 @@
-//! Net inputs exactly as gnubg 1.07 computes them (spec inputs.md §3–§7).
+//! Net inputs exactly as gnubg 1.07 computes them (docs/formats.md#net-inputs).
 
 mod base;
 mod contact;

@@ -1,4 +1,4 @@
-//! The 214 race inputs (spec inputs.md §5).
+//! The 214 race inputs (docs/formats.md#race-inputs).
 
 use crate::arith::Arithmetic;
 use board::Board;

@@ -1,4 +1,4 @@
-//! Shots at the opponent's blots: PIPLOSS, P1, P2 (spec inputs.md §4.3),
+//! Shots at the opponent's blots: PIPLOSS, P1, P2 (docs/formats.md#shots),
 //! with gnubg 1.07's rule for which blots are considered.
 
 /// One way of hitting at a distance: all intermediate points needed (or
@@ -19,7 +19,7 @@ const fn way(all: bool, via: [u8; 3], faces: u8, pips: u8) -> Way {
     }
 }
 
-/// The 39 ways, numbered as the spec numbers them (grouped by distance).
+/// The 39 ways, numbered as in docs/formats.md#shots (grouped by distance).
 static WAYS: [Way; 39] = [
     way(true, [0, 0, 0], 1, 1),
     way(true, [0, 0, 0], 1, 2),

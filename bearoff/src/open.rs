@@ -27,7 +27,7 @@ pub fn parse_kind(text: &str) -> Result<Kind, String> {
     } else {
         parse_short(text)?
     };
-    check_kind(kind)?;
+    check_kind(kind).map_err(|e| e.to_string())?;
     Ok(kind)
 }
 

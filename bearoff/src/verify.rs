@@ -2,13 +2,13 @@
 
 use crate::info::Checksum;
 use crate::open::open;
-use crate::Outcome;
 use anyhow::Result;
-use databases::regenerate::first_difference;
 use databases::verify::first_bad_record;
 use databases::{Database, Kind};
 use indicatif::{ProgressBar, ProgressStyle};
+use makebearoff::regenerate::first_difference;
 use std::path::{Path, PathBuf};
+use support::cli::Outcome;
 
 /// Files with at least this many records get a progress bar (when stderr is
 /// a terminal).
@@ -92,21 +92,21 @@ fn check(path: &Path, regenerate: bool, kind: Option<Kind>) -> Result<(Vec<Strin
 /// Runs `bearoff verify`: one line per file, `FILE: OK (…)` or
 /// `FILE: FAILED: …`.
 pub fn run(files: &[PathBuf], regenerate: bool, kind: Option<Kind>) -> Result<Outcome> {
-    let mut outcome = Outcome::Pass;
+    let mut outcome = Outcome::Done;
     for path in files {
         let name = path.display();
         match check(path, regenerate, kind) {
             Ok((problems, summary)) if problems.is_empty() => println!("{name}: OK ({summary})"),
             Ok((problems, _)) => {
                 println!("{name}: FAILED: {}", problems.join("; "));
-                outcome = Outcome::Fail;
+                outcome = Outcome::Failed;
             }
             Err(e) => {
                 let message = format!("{e:#}").replace('\n', " ");
                 let prefix = format!("{name}: ");
                 let message = message.strip_prefix(&prefix).unwrap_or(&message);
                 println!("{name}: FAILED: {message}");
-                outcome = Outcome::Fail;
+                outcome = Outcome::Failed;
             }
         }
     }

@@ -2,13 +2,13 @@
 
 use crate::json;
 use crate::open::open;
-use crate::Outcome;
 use anyhow::Result;
 use databases::published::{md5_hex, published_md5};
 use databases::{Database, Kind, HEADER_LEN};
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;
+use support::cli::Outcome;
 
 /// A file's MD5 and how it relates to gnubg's published checksums.
 pub struct Checksum {
@@ -91,7 +91,7 @@ fn describe(db: &Database) -> Result<Value> {
         Kind::Hyper { .. } => (None, None, None),
     };
     Ok(json!({
-        "file": db.name(),
+        "file": db.path().display().to_string(),
         "kind": family(kind),
         "header": if db.has_header() { Value::from(header_text(kind)) } else { Value::Null },
         "points": kind.points(),
@@ -157,5 +157,5 @@ pub fn run(files: &[PathBuf], as_json: bool, kind: Option<Kind>) -> Result<Outco
     if as_json {
         json::print(&Value::Array(all));
     }
-    Ok(Outcome::Pass)
+    Ok(Outcome::Done)
 }

@@ -1,4 +1,4 @@
-//! Two-sided bearoff databases (spec makebearoff.md §5): cubeless and cubeful
+//! Two-sided bearoff databases (docs/formats.md#two-sided-databases): cubeless and cubeful
 //! money equities for every pair of one-sided layouts.
 //!
 //! Values are computed shell by shell: shell `s` holds every pair whose larger
@@ -8,13 +8,12 @@
 //! transposed (`m[j][t]` = value of `t` on roll against `j`) so that the row
 //! pass streams contiguous memory and vectorises.
 
-use crate::header::{Kind, HEADER_LEN};
-use crate::job::{Cursor, Job};
-use crate::reader::Database;
 use board::bearoff_index::{position_count, rank, unrank};
 use board::{Board, MoveList, ROLLS};
+use databases::{Database, Kind, Problem, HEADER_LEN};
 use rayon::prelude::*;
 use std::io::{self, Write};
+use support::job::{Cursor, Job, PayloadError};
 use wide::i16x8;
 
 /// Options of a two-sided database.
@@ -167,13 +166,13 @@ pub struct TwoSidedJob {
 }
 
 /// Checks that `old` can be reused for a two-sided run with `opts`.
-pub fn check_old_two_sided(opts: &TwoSidedOptions, old: &Database) -> Result<(), String> {
+pub fn check_old_two_sided(opts: &TwoSidedOptions, old: &Database) -> Result<(), Problem> {
     match old.kind() {
         Kind::TwoSided { cubeful, .. } if cubeful == opts.cubeful => Ok(()),
-        k => Err(format!(
+        k => Err(Problem(format!(
             "old database is {k}, not usable for a {} database",
             opts.kind()
-        )),
+        ))),
     }
 }
 
@@ -379,7 +378,7 @@ impl Job for TwoSidedJob {
         }
     }
 
-    fn restore_unit(&mut self, payload: &[u8]) -> Result<(), String> {
+    fn restore_unit(&mut self, payload: &[u8]) -> Result<(), PayloadError> {
         let s = self.done;
         let mut cur = Cursor::new(payload);
         let mut row = vec![[0i16; 4]; s];

@@ -1,22 +1,17 @@
 //! `bearoff`: inspect, dump, verify and compare gnubg bearoff and
 //! Hypergammon databases.
 
-#[path = "bearoff/compare.rs"]
 mod compare;
-#[path = "bearoff/dump.rs"]
 mod dump;
-#[path = "bearoff/info.rs"]
 mod info;
-#[path = "bearoff/json.rs"]
 mod json;
-#[path = "bearoff/open.rs"]
 mod open;
-#[path = "bearoff/verify.rs"]
 mod verify;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use support::cli::Outcome;
 
 /// Inspect, dump, verify and compare gnubg bearoff and Hypergammon
 /// databases (one-sided, two-sided, normal-distribution, Hypergammon 1–3).
@@ -64,7 +59,7 @@ enum Command {
         /// Hypergammon files.
         #[arg(short = 'n', long)]
         index: Option<u64>,
-        /// gnubg Position ID (the side on roll is gnubg's board[1]).
+        /// gnubg Position ID (the side on roll is gnubg's board 1).
         #[arg(short = 'p', long, value_name = "POSITION_ID")]
         id: Option<String>,
         /// Chequer counts per point from the ace point up, side on roll
@@ -111,14 +106,6 @@ enum Command {
     },
 }
 
-/// How a subcommand ended when it did not fail outright.
-enum Outcome {
-    /// Everything checked out.
-    Pass,
-    /// A check failed (the report says which).
-    Fail,
-}
-
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Info { files, json, opts } => info::run(&files, json, opts.no_header),
@@ -154,35 +141,5 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            return match e.kind() {
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                    let _ = e.print();
-                    ExitCode::SUCCESS
-                }
-                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                    let _ = e.print();
-                    ExitCode::from(2)
-                }
-                _ => {
-                    let text = e.render().to_string();
-                    let first = text.lines().next().unwrap_or("invalid arguments");
-                    eprintln!("bearoff: {first}");
-                    ExitCode::from(2)
-                }
-            };
-        }
-    };
-    match run(cli) {
-        Ok(Outcome::Pass) => ExitCode::SUCCESS,
-        Ok(Outcome::Fail) => ExitCode::from(1),
-        Err(e) => {
-            let message = format!("{e:#}").replace('\n', " ");
-            eprintln!("bearoff: error: {message}");
-            ExitCode::from(2)
-        }
-    }
+    support::cli::main("bearoff", run)
 }

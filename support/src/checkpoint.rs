@@ -6,7 +6,7 @@
 //! length or hash check and is dropped on resume, so a resumed job recomputes
 //! from the last complete unit and produces identical output.
 
-use crate::job::Job;
+use crate::job::{Job, PayloadError};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -17,33 +17,38 @@ const MAGIC: &[u8; 16] = b"bgkit-ckpt-v1\n\0\0";
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     /// I/O failure on the checkpoint file.
-    #[error("checkpoint {path}: {error}")]
+    #[error("checkpoint {}: {error}", path.display())]
     Io {
         /// The file.
-        path: String,
+        path: PathBuf,
         /// The OS error (part of the message, so not a `source`).
         error: io::Error,
     },
     /// Not a bgkit checkpoint.
-    #[error("{0} is not a bgkit checkpoint")]
-    NotCheckpoint(String),
+    #[error("{} is not a bgkit checkpoint", .0.display())]
+    NotCheckpoint(PathBuf),
     /// Made by a run with other options.
-    #[error("checkpoint {path} was made with different options ({found}); expected {expected}")]
+    #[error(
+        "checkpoint {} was made with different options ({found}); expected {expected}",
+        path.display()
+    )]
     Mismatch {
         /// The file.
-        path: String,
+        path: PathBuf,
         /// Its fingerprint.
         found: String,
         /// This run's fingerprint.
         expected: String,
     },
     /// A block decoded but did not fit the job.
-    #[error("checkpoint {path}: {what}")]
+    #[error("checkpoint {}: unit {unit}: {error}", path.display())]
     Invalid {
         /// The file.
-        path: String,
+        path: PathBuf,
+        /// The unit that does not fit.
+        unit: u64,
         /// What is wrong.
-        what: String,
+        error: PayloadError,
     },
 }
 
@@ -104,7 +109,7 @@ impl Checkpoint {
         fingerprint: &str,
         job: &mut dyn Job,
     ) -> Result<Checkpoint, CheckpointError> {
-        let name = path.display().to_string();
+        let name = path.to_path_buf();
         let io_err = |error| CheckpointError::Io {
             path: name.clone(),
             error,
@@ -157,9 +162,10 @@ impl Checkpoint {
                 break;
             }
             job.restore_unit(&payload)
-                .map_err(|what| CheckpointError::Invalid {
+                .map_err(|error| CheckpointError::Invalid {
                     path: name.clone(),
-                    what: format!("unit {unit}: {what}"),
+                    unit,
+                    error,
                 })?;
             good_end += 24 + plen;
         }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use databases::OneSidedOptions;
+use makebearoff::OneSidedOptions;
 
 #[test]
 fn gnubg_and_bgkit_files_are_identical() {

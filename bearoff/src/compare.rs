@@ -2,12 +2,12 @@
 
 use crate::json::{self};
 use crate::open::open;
-use crate::Outcome;
 use anyhow::{anyhow, Result};
 use databases::compare::compare;
 use databases::Kind;
 use serde_json::{json, Value};
 use std::path::Path;
+use support::cli::Outcome;
 
 /// Runs `bearoff compare`.
 pub fn run(
@@ -41,8 +41,8 @@ pub fn run(
             })
             .collect();
         json::print(&json!({
-            "a": da.name(),
-            "b": db.name(),
+            "a": da.path().display().to_string(),
+            "b": db.path().display().to_string(),
             "kind": da.kind().to_string(),
             "records": da.records(),
             "tolerance": tolerance,
@@ -51,8 +51,8 @@ pub fn run(
             "fields": fields,
         }));
     } else {
-        println!("A: {} ({})", da.name(), da.kind());
-        println!("B: {} ({})", db.name(), db.kind());
+        println!("A: {} ({})", da.path().display(), da.kind());
+        println!("B: {} ({})", db.path().display(), db.kind());
         println!("{} records compared", da.records());
         println!();
         println!(
@@ -78,5 +78,5 @@ pub fn run(
             println!("largest difference {worst:.6e} EXCEEDS the tolerance {tolerance}");
         }
     }
-    Ok(if pass { Outcome::Pass } else { Outcome::Fail })
+    Ok(if pass { Outcome::Done } else { Outcome::Failed })
 }

@@ -2,7 +2,6 @@
 
 use crate::json::{self, num, nums};
 use crate::open::open;
-use crate::Outcome;
 use anyhow::{anyhow, bail, Context, Result};
 use board::{Board, SideArray, POINTS};
 use databases::decode::Scale;
@@ -11,6 +10,7 @@ use databases::{Database, Kind, Pair, Record, Values};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
+use support::cli::Outcome;
 
 /// Which record to dump.
 pub enum Target {
@@ -86,13 +86,13 @@ pub fn run(path: &Path, target: Target, as_json: bool, kind: Option<Kind>) -> Re
         }
     };
     let mut v = json!({
-        "file": db.name(),
+        "file": db.path().display().to_string(),
         "kind": db.kind().to_string(),
         "position_id": pair.board.position_id(),
     });
     let mut text = format!(
         "Bearoff database: {}\nKind            : {}\nPosition ID     : {}\n{how}\n\n",
-        db.name(),
+        db.path().display(),
         db.kind(),
         pair.board.position_id()
     );
@@ -136,7 +136,7 @@ pub fn run(path: &Path, target: Target, as_json: bool, kind: Option<Kind>) -> Re
     } else {
         print!("{text}");
     }
-    Ok(Outcome::Pass)
+    Ok(Outcome::Done)
 }
 
 /// Index and layout of side `side` of a pair.

@@ -1,0 +1,27 @@
+//! What every bgkit tool shares: atomic output files, append-only
+//! checkpoints and checkpointable jobs, a cache prefetch hint, and (with the
+//! `cli` feature) progress display, signal handling, memory and disk checks
+//! and the `main` helper that gives every binary the same one-line errors
+//! and exit statuses.
+//!
+//! Libraries that must stay free of command-line dependencies (`nets`) use
+//! it without the `cli` feature.
+#![deny(missing_docs)]
+
+pub mod atomic;
+pub mod checkpoint;
+pub mod job;
+pub mod prefetch;
+
+#[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(feature = "cli")]
+pub mod progress;
+#[cfg(feature = "cli")]
+pub mod resources;
+#[cfg(feature = "cli")]
+pub mod signals;
+
+pub use atomic::{AtomicFile, RecycledFile};
+pub use checkpoint::{Checkpoint, CheckpointError};
+pub use job::{Chain, Cursor, Job, PayloadError};
