@@ -17,7 +17,7 @@ fn bad_arguments_and_unusable_input_exit_2_with_one_line() {
         (&["frobnicate"], "unrecognized subcommand"),
         (&["info", "--no-header", "os:99", missing], "invalid value"),
         (&["info", missing], "missing.bd"),
-        (&["verify", empty.to_str().unwrap()], "empty.bd"),
+        (&["info", empty.to_str().unwrap()], "empty.bd"),
         (
             &["compare", missing, missing, "--tolerance", "x"],
             "invalid value",
