@@ -12,7 +12,7 @@ pub mod regenerate;
 pub mod two_sided;
 pub mod waves;
 
-pub use one_sided::{one_sided_job, ExactJob, NormalJob, OneSidedOptions};
+pub use one_sided::{one_sided_job, ExactJob, NormalJob, OneSidedJob, OneSidedOptions};
 pub use two_sided::{TwoSidedJob, TwoSidedOptions};
 
 use support::Job;

@@ -3,12 +3,11 @@
 //! first chequer, the gammon distribution), choosing for each roll the play
 //! with the fewest expected rolls.
 
-use super::{OneSidedOptions, Progress};
+use super::{OneSidedOptions, Schedule, Store};
 use board::{BearoffPlays, PlaySink, ROLLS};
-use databases::{Database, Distribution, DONE};
-use rayon::prelude::*;
+use databases::{Distribution, DONE};
 use std::io::{self, Write};
-use support::job::{Cursor, Job, PayloadError};
+use support::job::{Cursor, PayloadError};
 use support::prefetch::prefetch;
 
 /// A "first to last non-zero" window of a distribution.
@@ -49,7 +48,7 @@ struct Slot {
 }
 
 /// Exact distributions of every computed position, stored as windows.
-struct ExactStore {
+pub struct ExactStore {
     slots: Vec<Slot>,
     blocks: Vec<Vec<u16>>,
     /// Expected rolls × 65535 of the win and gammon distributions, side by
@@ -135,47 +134,37 @@ impl PlaySink<usize> for BestExact<'_> {
     }
 }
 
-/// Generation of an exact one-sided database, wave by wave in pip order.
-pub struct ExactJob {
-    p: Progress,
-    store: ExactStore,
-}
+impl Store for ExactStore {
+    type Record = (Distribution, Distribution);
 
-impl ExactJob {
-    /// Prepares a job; `old` is a database to reuse (`-O`), already checked
-    /// with [`super::check_old_one_sided`].
-    pub fn new(opts: OneSidedOptions, old: Option<Database>) -> ExactJob {
+    fn new(opts: &OneSidedOptions) -> ExactStore {
         let n = opts.positions();
-        ExactJob {
-            p: Progress::new(opts, old),
-            store: ExactStore {
-                slots: vec![Slot::default(); n],
-                blocks: Vec::new(),
-                expected: vec![[0; 2]; n],
-            },
+        ExactStore {
+            slots: vec![Slot::default(); n],
+            blocks: Vec::new(),
+            expected: vec![[0; 2]; n],
         }
     }
 
-    fn compute(&self, id: usize) -> (Distribution, Distribution) {
-        let store = &self.store;
-        let board = self.p.board(id);
+    fn compute(&self, s: &Schedule, id: usize) -> (Distribution, Distribution) {
+        let board = s.board(id);
         if id == 0 {
             return (DONE, DONE);
         }
-        if let Some((old, j)) = self.p.old_index(&board) {
+        if let Some((old, j)) = s.old_index(&board) {
             let (w, g) = old.one_sided(j);
             return (w, g.unwrap_or([0; 32]));
         }
-        let gammons = self.p.opts.gammons;
+        let gammons = s.opts.gammons;
         let all_on = board.chequers(1) == 15;
-        let plays = BearoffPlays::new(&board.sides[1][..self.p.opts.points]);
+        let plays = BearoffPlays::new(&board.sides[1][..s.opts.points]);
         let mut acc = [[0u32; 32]; 2];
         if !all_on {
             acc[1][0] = 65535 * 36;
         }
         let mut sink = BestExact {
-            expected: &store.expected,
-            slots: &store.slots,
+            expected: &self.expected,
+            slots: &self.slots,
             gammons,
             best: [(u32::MAX, 0); 2],
         };
@@ -201,7 +190,7 @@ impl ExactJob {
                 if part >= parts {
                     return (&[][..], 0);
                 }
-                let (vals, io) = store.window(sink.best[part].1 as usize, part == 1);
+                let (vals, io) = self.window(sink.best[part].1 as usize, part == 1);
                 if let Some(v) = vals.first() {
                     prefetch(v);
                 }
@@ -218,20 +207,54 @@ impl ExactJob {
         (finalize(&acc[0]), g)
     }
 
-    fn apply(&mut self, records: Vec<(Distribution, Distribution)>) {
-        let ids = self.p.waves.wave(self.p.done);
-        self.store.push_wave(ids, &records, self.p.opts.gammons);
-        self.p.done += 1;
+    fn store(&mut self, ids: &[u32], records: Vec<Self::Record>, opts: &OneSidedOptions) {
+        self.push_wave(ids, &records, opts.gammons);
     }
 
-    fn write_records(&self, out: &mut dyn Write) -> io::Result<()> {
-        let store = &self.store;
-        let n = self.p.opts.positions();
-        let g = self.p.opts.gammons;
-        if self.p.opts.compressed {
+    fn encode(&self, id: usize, out: &mut Vec<u8>) {
+        let s = self.slots[id];
+        out.extend_from_slice(&s.win);
+        let len = usize::from(s.win[0]) + usize::from(s.win[2]);
+        for v in &self.blocks[s.block as usize][s.offset as usize..][..len] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    fn decode(cur: &mut Cursor) -> Result<Self::Record, PayloadError> {
+        let mut pair = ([0u16; 32], [0u16; 32]);
+        let win: Vec<u8> = cur.take(4)?.to_vec();
+        for (d, w) in [&mut pair.0, &mut pair.1].into_iter().zip(win.chunks(2)) {
+            let (nz, io) = (usize::from(w[0]), usize::from(w[1]));
+            if nz + io > 32 {
+                return Err(PayloadError::Invalid("an invalid window"));
+            }
+            for v in &mut d[io..io + nz] {
+                *v = cur.u16()?;
+            }
+        }
+        Ok(pair)
+    }
+
+    fn records_len(&self, opts: &OneSidedOptions) -> u64 {
+        let n = opts.positions() as u64;
+        if !opts.compressed {
+            return n * if opts.gammons { 128 } else { 64 };
+        }
+        let data: u64 = self
+            .slots
+            .iter()
+            .map(|s| u64::from(s.win[0]) + u64::from(s.win[2]))
+            .sum();
+        n * if opts.gammons { 8 } else { 6 } + 2 * data
+    }
+
+    fn write_records(&self, opts: &OneSidedOptions, out: &mut dyn Write) -> io::Result<()> {
+        let n = opts.positions();
+        let g = opts.gammons;
+        if opts.compressed {
             let mut off = 0u64;
             for id in 0..n {
-                let s = store.slots[id];
+                let s = self.slots[id];
                 let entry_off = u32::try_from(off).map_err(|_| {
                     io::Error::other("compressed data exceeds the format's 32-bit offsets")
                 })?;
@@ -240,16 +263,16 @@ impl ExactJob {
                 off += u64::from(s.win[0]) + u64::from(s.win[2]);
             }
             for id in 0..n {
-                let s = store.slots[id];
+                let s = self.slots[id];
                 let len = usize::from(s.win[0]) + usize::from(s.win[2]);
-                let vals = &store.blocks[s.block as usize][s.offset as usize..][..len];
+                let vals = &self.blocks[s.block as usize][s.offset as usize..][..len];
                 write_u16s(out, vals)?;
             }
         } else {
             for id in 0..n {
-                write_u16s(out, &store.dist(id, false))?;
+                write_u16s(out, &self.dist(id, false))?;
                 if g {
-                    write_u16s(out, &store.dist(id, true))?;
+                    write_u16s(out, &self.dist(id, true))?;
                 }
             }
         }
@@ -265,95 +288,11 @@ fn write_u16s(out: &mut dyn Write, vals: &[u16]) -> io::Result<()> {
     out.write_all(&buf)
 }
 
-impl Job for ExactJob {
-    fn units(&self) -> usize {
-        self.p.waves.len()
-    }
-
-    fn units_done(&self) -> usize {
-        self.p.done
-    }
-
-    fn positions(&self) -> u64 {
-        self.p.opts.positions() as u64
-    }
-
-    fn positions_done(&self) -> u64 {
-        self.p.waves.positions_before(self.p.done) as u64
-    }
-
-    fn compute_next(&mut self) {
-        let records = self
-            .p
-            .next_wave()
-            .par_iter()
-            .map(|&id| self.compute(id as usize))
-            .collect();
-        self.apply(records);
-    }
-
-    fn encode_unit(&self, unit: usize, out: &mut Vec<u8>) {
-        for &id in self.p.waves.wave(unit) {
-            let s = self.store.slots[id as usize];
-            out.extend_from_slice(&s.win);
-            let len = usize::from(s.win[0]) + usize::from(s.win[2]);
-            for v in &self.store.blocks[s.block as usize][s.offset as usize..][..len] {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-    }
-
-    fn restore_unit(&mut self, payload: &[u8]) -> Result<(), PayloadError> {
-        let count = self.p.next_wave().len();
-        let mut cur = Cursor::new(payload);
-        let mut recs = Vec::with_capacity(count);
-        for _ in 0..count {
-            let mut pair = ([0u16; 32], [0u16; 32]);
-            let win: Vec<u8> = cur.take(4)?.to_vec();
-            for (d, w) in [&mut pair.0, &mut pair.1].into_iter().zip(win.chunks(2)) {
-                let (nz, io) = (usize::from(w[0]), usize::from(w[1]));
-                if nz + io > 32 {
-                    return Err(PayloadError::Invalid("an invalid window"));
-                }
-                for v in &mut d[io..io + nz] {
-                    *v = cur.u16()?;
-                }
-            }
-            recs.push(pair);
-        }
-        cur.finish()?;
-        self.apply(recs);
-        Ok(())
-    }
-
-    fn output_len(&self) -> u64 {
-        let opts = &self.p.opts;
-        let n = opts.positions() as u64;
-        let records = if !opts.compressed {
-            n * if opts.gammons { 128 } else { 64 }
-        } else {
-            let data: u64 = self
-                .store
-                .slots
-                .iter()
-                .map(|s| u64::from(s.win[0]) + u64::from(s.win[2]))
-                .sum();
-            n * if opts.gammons { 8 } else { 6 } + 2 * data
-        };
-        self.p.header_len() + records
-    }
-
-    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        if self.p.opts.header {
-            out.write_all(&self.p.opts.kind().header())?;
-        }
-        self.write_records(out)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::one_sided::ExactJob;
+    use support::Job;
 
     #[test]
     fn finalize_spec_example() {
@@ -375,9 +314,7 @@ mod tests {
             header: true,
         };
         let mut job = ExactJob::new(opts, None);
-        while !job.is_done() {
-            job.compute_next();
-        }
+        job.compute_all();
         let store = &job.store;
         // Three on the ace is index 6, two on the 2-point index 5 (docs/formats.md#one-sided-databases).
         assert_eq!(&store.dist(6, false)[..3], &[0, 10923, 54612]);

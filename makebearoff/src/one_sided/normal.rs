@@ -2,12 +2,10 @@
 //! standard deviation of the number of rolls to bear off (and of the gammon
 //! count), choosing for each roll the play with the smallest mean.
 
-use super::{OneSidedOptions, Progress};
+use super::{OneSidedOptions, Schedule, Store};
 use board::{BearoffPlays, PlaySink, ROLLS};
-use databases::Database;
-use rayon::prelude::*;
 use std::io::{self, Write};
-use support::job::{Cursor, Job, PayloadError};
+use support::job::{Cursor, PayloadError};
 
 /// Keeps the first play with the smallest mean (and smallest gammon mean).
 struct BestNormal<'a> {
@@ -32,37 +30,30 @@ impl PlaySink<usize> for BestNormal<'_> {
     }
 }
 
-/// Generation of a normal-distribution database, wave by wave in pip order.
-pub struct NormalJob {
-    p: Progress,
-    /// Mean and standard deviation of the rolls to bear off, then of the
-    /// gammon count, per position.
-    records: Vec<[f32; 4]>,
-}
+/// Mean and standard deviation of the rolls to bear off, then of the gammon
+/// count, per position.
+pub struct NormalStore(Vec<[f32; 4]>);
 
-impl NormalJob {
-    /// Prepares a job; `old` is a database to reuse (`-O`), already checked
-    /// with [`super::check_old_one_sided`].
-    pub fn new(opts: OneSidedOptions, old: Option<Database>) -> NormalJob {
-        NormalJob {
-            records: vec![[0.0; 4]; opts.positions()],
-            p: Progress::new(opts, old),
-        }
+impl Store for NormalStore {
+    type Record = [f32; 4];
+
+    fn new(opts: &OneSidedOptions) -> NormalStore {
+        NormalStore(vec![[0.0; 4]; opts.positions()])
     }
 
-    fn compute(&self, id: usize) -> [f32; 4] {
-        let board = self.p.board(id);
+    fn compute(&self, s: &Schedule, id: usize) -> [f32; 4] {
+        let board = s.board(id);
         if id == 0 {
             return [0.0; 4];
         }
-        if let Some((old, j)) = self.p.old_index(&board) {
+        if let Some((old, j)) = s.old_index(&board) {
             return old.normal(j);
         }
         let all_on = board.chequers(1) == 15;
-        let plays = BearoffPlays::new(&board.sides[1][..self.p.opts.points]);
+        let plays = BearoffPlays::new(&board.sides[1][..s.opts.points]);
         let (mut a0, mut a2, mut v, mut vg) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
         let mut sink = BestNormal {
-            records: &self.records,
+            records: &self.0,
             best: [(1e10, [0.0; 4]); 2],
         };
         for roll in ROLLS {
@@ -93,73 +84,31 @@ impl NormalJob {
         ]
     }
 
-    fn apply(&mut self, records: Vec<[f32; 4]>) {
-        for (&id, r) in self.p.waves.wave(self.p.done).iter().zip(records) {
-            self.records[id as usize] = r;
-        }
-        self.p.done += 1;
-    }
-}
-
-impl Job for NormalJob {
-    fn units(&self) -> usize {
-        self.p.waves.len()
-    }
-
-    fn units_done(&self) -> usize {
-        self.p.done
-    }
-
-    fn positions(&self) -> u64 {
-        self.p.opts.positions() as u64
-    }
-
-    fn positions_done(&self) -> u64 {
-        self.p.waves.positions_before(self.p.done) as u64
-    }
-
-    fn compute_next(&mut self) {
-        let records = self
-            .p
-            .next_wave()
-            .par_iter()
-            .map(|&id| self.compute(id as usize))
-            .collect();
-        self.apply(records);
-    }
-
-    fn encode_unit(&self, unit: usize, out: &mut Vec<u8>) {
-        for &id in self.p.waves.wave(unit) {
-            for f in self.records[id as usize] {
-                out.extend_from_slice(&f.to_le_bytes());
-            }
+    fn store(&mut self, ids: &[u32], records: Vec<Self::Record>, _: &OneSidedOptions) {
+        for (&id, r) in ids.iter().zip(records) {
+            self.0[id as usize] = r;
         }
     }
 
-    fn restore_unit(&mut self, payload: &[u8]) -> Result<(), PayloadError> {
-        let count = self.p.next_wave().len();
-        let mut cur = Cursor::new(payload);
-        let mut recs = Vec::with_capacity(count);
-        for _ in 0..count {
-            let b = cur.take(16)?;
-            recs.push(std::array::from_fn(|k| {
-                f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
-            }));
+    fn encode(&self, id: usize, out: &mut Vec<u8>) {
+        for f in self.0[id] {
+            out.extend_from_slice(&f.to_le_bytes());
         }
-        cur.finish()?;
-        self.apply(recs);
-        Ok(())
     }
 
-    fn output_len(&self) -> u64 {
-        self.p.header_len() + 16 * self.p.opts.positions() as u64
+    fn decode(cur: &mut Cursor) -> Result<Self::Record, PayloadError> {
+        let b = cur.take(16)?;
+        Ok(std::array::from_fn(|k| {
+            f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+        }))
     }
 
-    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        if self.p.opts.header {
-            out.write_all(&self.p.opts.kind().header())?;
-        }
-        for r in &self.records {
+    fn records_len(&self, opts: &OneSidedOptions) -> u64 {
+        16 * opts.positions() as u64
+    }
+
+    fn write_records(&self, _: &OneSidedOptions, out: &mut dyn Write) -> io::Result<()> {
+        for r in &self.0 {
             for f in r {
                 out.write_all(&f.to_le_bytes())?;
             }
