@@ -135,6 +135,32 @@ fn via(w: &Way) -> impl Iterator<Item = usize> + '_ {
 /// (np, n1, n2): weighted pips lost, rolls hitting at least one blot, rolls
 /// hitting two or more, for `me` shooting at `opp`'s blots.
 pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
+    let hit = hitting_ways(me, opp);
+    if hit.iter().all(|&h| h == 0) {
+        return (0, 0, 0);
+    }
+    let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
+    for ways in &ROLL_WAYS {
+        let (pips, chequers) = match me[24] {
+            0 => from_the_board(me, opp, &hit, ways),
+            1 => entering_one(opp, &hit, ways),
+            _ => entering_two(&hit, ways),
+        };
+        let w = if ways[3] > 0 { 1 } else { 2 };
+        np += pips as u32 * w;
+        if chequers > 0 {
+            n1 += w;
+        }
+        if chequers > 1 {
+            n2 += w;
+        }
+    }
+    (np, n1, n2)
+}
+
+/// For each of the 39 ways: the points of `me` (bit j = point j) from which
+/// that way hits a blot of `opp` that gnubg 1.07 considers.
+fn hitting_ways(me: &[u8; 25], opp: &[u8; 25]) -> [u32; 39] {
     // gnubg 1.07 counts occupied home points (1.08 counts made points).
     let n_board = me[..6].iter().filter(|&&c| c > 0).count();
     let mut hit = [0u32; 39];
@@ -160,106 +186,97 @@ pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
             }
         }
     }
+    hit
+}
 
-    if hit.iter().all(|&h| h == 0) {
-        return (0, 0, 0);
-    }
-    let mut pips = [0i32; 21];
-    let mut chequers = [0u32; 21];
-    for (roll, ways) in ROLL_WAYS.iter().enumerate() {
-        let double = ways[3] >= 0;
-        let (p, c) = (&mut pips[roll], &mut chequers[roll]);
-        match me[24] {
-            0 => {
-                let mut used: i32 = -1;
-                for &r in ways.iter().take_while(|&&r| r >= 0) {
-                    let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
-                    if bits == 0 {
-                        continue;
-                    }
-                    if w.faces == 1 {
-                        if let Some(k) = highest(bits, 23).filter(|&k| k > 0) {
-                            if used != k as i32 || me[k] > 1 {
-                                *c += 1;
-                            }
-                            used = k as i32;
-                            *p = (*p).max(k as i32 - i32::from(w.pips) + 1);
-                            if double && bits & !(1 << k) != 0 {
-                                *c += 1;
-                            }
-                        }
-                    } else {
-                        if *c == 0 {
-                            *c = 1;
-                        }
-                        let k = highest(bits, 23).map_or(-1, |k| k as i32);
-                        *p = (*p).max(k - i32::from(w.pips) + 1);
-                        if via(w).any(|l| opp[(23 - k) as usize + l] == 1) {
-                            *c += 1;
-                        }
-                    }
+/// (pips lost, chequers hit) for one roll (`ways`) with nothing on the bar.
+fn from_the_board(me: &[u8; 25], opp: &[u8; 25], hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
+    let double = ways[3] >= 0;
+    let (mut p, mut c) = (0i32, 0u32);
+    let mut used: i32 = -1;
+    for &r in ways.iter().take_while(|&&r| r >= 0) {
+        let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
+        if bits == 0 {
+            continue;
+        }
+        if w.faces == 1 {
+            if let Some(k) = highest(bits, 23).filter(|&k| k > 0) {
+                if used != k as i32 || me[k] > 1 {
+                    c += 1;
+                }
+                used = k as i32;
+                p = p.max(k as i32 - i32::from(w.pips) + 1);
+                if double && bits & !(1 << k) != 0 {
+                    c += 1;
                 }
             }
-            1 => {
-                let mut entered_elsewhere = false;
-                for (j, &r) in ways.iter().enumerate().take_while(|(_, &r)| r >= 0) {
-                    let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
-                    if bits == 0 {
-                        continue;
-                    }
-                    if w.faces == 1 {
-                        for k in (1..=24).rev().filter(|&k| bits & (1 << k) != 0) {
-                            if entered_elsewhere && k != 24 {
-                                break;
-                            }
-                            if k != 24 {
-                                // The other die must enter (gnubg's indexing,
-                                // quirks included: direct ways are j = 0, 1).
-                                let other = WAYS[ways[1 - j] as usize].pips;
-                                if opp[usize::from(other) - 1] > 1 {
-                                    break;
-                                }
-                                entered_elsewhere = true;
-                            }
-                            *c += 1;
-                            *p = (*p).max(k - i32::from(w.pips) + 1);
-                        }
-                    } else {
-                        if bits & (1 << 24) == 0 {
-                            continue;
-                        }
-                        if *c == 0 {
-                            *c = 1;
-                        }
-                        *p = (*p).max(25 - i32::from(w.pips));
-                        if via(w).any(|l| opp[l + 1] == 1) {
-                            *c += 1;
-                        }
-                    }
-                }
+        } else {
+            if c == 0 {
+                c = 1;
             }
-            _ => {
-                for &r in &ways[..2] {
-                    let w = &WAYS[r as usize];
-                    if hit[r as usize] & (1 << 24) != 0 && w.faces == 1 {
-                        *c += 1;
-                        *p = (*p).max(25 - i32::from(w.pips));
-                    }
-                }
+            let k = highest(bits, 23).map_or(-1, |k| k as i32);
+            p = p.max(k - i32::from(w.pips) + 1);
+            if via(w).any(|l| opp[(23 - k) as usize + l] == 1) {
+                c += 1;
             }
         }
     }
+    (p, c)
+}
 
-    let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
-    for (roll, ways) in ROLL_WAYS.iter().enumerate() {
-        let w = if ways[3] > 0 { 1 } else { 2 };
-        np += pips[roll] as u32 * w;
-        if chequers[roll] > 0 {
-            n1 += w;
+/// (pips lost, chequers hit) for one roll with one chequer on the bar: it
+/// must enter first (or hit as it enters).
+fn entering_one(opp: &[u8; 25], hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
+    let (mut p, mut c) = (0i32, 0u32);
+    let mut entered_elsewhere = false;
+    for (j, &r) in ways.iter().enumerate().take_while(|(_, &r)| r >= 0) {
+        let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
+        if bits == 0 {
+            continue;
         }
-        if chequers[roll] > 1 {
-            n2 += w;
+        if w.faces == 1 {
+            for k in (1..=24).rev().filter(|&k| bits & (1 << k) != 0) {
+                if entered_elsewhere && k != 24 {
+                    break;
+                }
+                if k != 24 {
+                    // The other die must enter (gnubg's indexing,
+                    // quirks included: direct ways are j = 0, 1).
+                    let other = WAYS[ways[1 - j] as usize].pips;
+                    if opp[usize::from(other) - 1] > 1 {
+                        break;
+                    }
+                    entered_elsewhere = true;
+                }
+                c += 1;
+                p = p.max(k - i32::from(w.pips) + 1);
+            }
+        } else {
+            if bits & (1 << 24) == 0 {
+                continue;
+            }
+            if c == 0 {
+                c = 1;
+            }
+            p = p.max(25 - i32::from(w.pips));
+            if via(w).any(|l| opp[l + 1] == 1) {
+                c += 1;
+            }
         }
     }
-    (np, n1, n2)
+    (p, c)
+}
+
+/// (pips lost, chequers hit) for one roll with two or more chequers on the
+/// bar: only a die that hits as it enters counts.
+fn entering_two(hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
+    let (mut p, mut c) = (0i32, 0u32);
+    for &r in &ways[..2] {
+        let w = &WAYS[r as usize];
+        if hit[r as usize] & (1 << 24) != 0 && w.faces == 1 {
+            c += 1;
+            p = p.max(25 - i32::from(w.pips));
+        }
+    }
+    (p, c)
 }
