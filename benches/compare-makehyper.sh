@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 reps="${REPS:-3}"
 large="${LARGE:-1}"
-cargo build --release -q -p makehyper -p databases
+cargo build --release -q -p makehyper -p bearoff
 bin="${CARGO_TARGET_DIR:-$PWD/target}/release"
 ours="$bin/makehyper"
 bearoff="$bin/bearoff"

@@ -23,5 +23,10 @@ echo "== cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo doc --workspace --no-deps (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+echo "== nets builds without command-line dependencies"
+if cargo tree -p nets -e normal --locked | grep -E "\b(clap|indicatif|ctrlc|fs4|anyhow|serde_json) v"; then
+  echo "nets must not depend on the crates listed above" >&2
+  exit 1
+fi
 echo "== cargo test --workspace"
 cargo test --workspace --locked

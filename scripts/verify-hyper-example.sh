@@ -25,7 +25,7 @@ fi
 file=$(realpath -m -- "${1:-${OUT:-${TMPDIR:-/tmp}/bgkit-hyper3.bd}}")
 cd "$(dirname "$0")/.."
 bin="${CARGO_TARGET_DIR:-$PWD/target}/release"
-cargo build --release -q -p makehyper -p databases
+cargo build --release -q -p makehyper -p bearoff
 
 if [ $# = 0 ]; then
   restart=()

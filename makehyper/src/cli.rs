@@ -22,8 +22,12 @@ Examples:
 The database is solved by value iteration until no value changes by more than
 the threshold in a sweep. After every sweep the state is saved to FILE.tmp
 (in the output format; disable with -n), so an interrupted run loses at most
-one sweep: restart it with -r FILE.tmp. Memory: about 40 MB for 2 chequers,
-about 5 GB for 3 chequers (successor tables are precomputed).";
+one sweep: restart it with -r FILE.tmp. Measured on 2 cores: 2 chequers
+about 1.2 s (about 40x faster than gnubg) and 45 MB; 3 chequers about 4
+minutes and 4.8 GB (successor tables are precomputed; gnubg takes hours).
+
+Exit status: 0 written, 2 bad arguments or unusable input (one line on
+stderr), 130 interrupted (the checkpoint holds the last sweep).";
 
 /// Generate GNU Backgammon Hypergammon databases.
 #[derive(Parser, Debug)]
