@@ -49,33 +49,37 @@ pub fn run(
             "max_abs_diff": worst,
             "within_tolerance": pass,
             "fields": fields,
-        }));
+        }))?;
     } else {
-        println!("A: {} ({})", da.path().display(), da.kind());
-        println!("B: {} ({})", db.path().display(), db.kind());
-        println!("{} records compared", da.records());
-        println!();
-        println!(
+        support::outln!("A: {} ({})", da.path().display(), da.kind())?;
+        support::outln!("B: {} ({})", db.path().display(), db.kind())?;
+        support::outln!("{} records compared", da.records())?;
+        support::outln!()?;
+        support::outln!(
             "{:<28} {:>13} {:>13}  worst record (Position ID)",
-            "field", "max |A-B|", "mean |A-B|"
-        );
+            "field",
+            "max |A-B|",
+            "mean |A-B|"
+        )?;
         for d in &diffs {
             let worst = match (d.worst, position(d.worst)) {
                 (Some(i), Some(id)) => format!("{i} ({id})"),
                 _ => "-".to_string(),
             };
-            println!(
+            support::outln!(
                 "{:<28} {:>13.6e} {:>13.6e}  {worst}",
-                d.field, d.max, d.mean
-            );
+                d.field,
+                d.max,
+                d.mean
+            )?;
         }
-        println!();
+        support::outln!()?;
         if worst == 0.0 {
-            println!("identical values");
+            support::outln!("identical values")?;
         } else if pass {
-            println!("largest difference {worst:.6e} is within the tolerance {tolerance}");
+            support::outln!("largest difference {worst:.6e} is within the tolerance {tolerance}")?;
         } else {
-            println!("largest difference {worst:.6e} EXCEEDS the tolerance {tolerance}");
+            support::outln!("largest difference {worst:.6e} EXCEEDS the tolerance {tolerance}")?;
         }
     }
     Ok(if pass { Outcome::Done } else { Outcome::Failed })

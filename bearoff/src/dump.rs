@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
 use support::cli::Outcome;
+use support::stdio::shorten;
 
 /// Which record to dump.
 pub enum Target {
@@ -47,7 +48,7 @@ fn parse_side(text: &str) -> Result<SideArray> {
             .parse()
             .ok()
             .filter(|&v: &u8| v <= 15)
-            .ok_or_else(|| anyhow!("invalid chequer count {t:?} in layout"))?;
+            .ok_or_else(|| anyhow!("invalid chequer count {:?} in layout", shorten(t, 20)))?;
     }
     let total: u32 = side.iter().map(|&c| u32::from(c)).sum();
     if total > 15 {
@@ -77,7 +78,7 @@ pub fn run(path: &Path, target: Target, as_json: bool, kind: Option<Kind>) -> Re
         Target::Index(i) => (db.pair_at(*i)?, format!("Dump of position#: {i}")),
         Target::PositionId(id) => {
             let board = Board::from_position_id(id)
-                .map_err(|e| anyhow!("invalid Position ID {id:?}: {e}"))?;
+                .map_err(|e| anyhow!("invalid Position ID {:?}: {e}", shorten(id, 40)))?;
             (db.pair_of(&board)?, format!("Dump of position ID: {id}"))
         }
         Target::Board(text) => {
@@ -132,9 +133,9 @@ pub fn run(path: &Path, target: Target, as_json: bool, kind: Option<Kind>) -> Re
         }
     }
     if as_json {
-        json::print(&v);
+        json::print(&v)?;
     } else {
-        print!("{text}");
+        support::stdio::stdout_text(&text)?;
     }
     Ok(Outcome::Done)
 }

@@ -92,6 +92,7 @@ fn describe(db: &Database) -> Result<Value> {
     };
     Ok(json!({
         "file": db.path().display().to_string(),
+        "offset": db.offset_in_file(),
         "kind": family(kind),
         "header": if db.has_header() { Value::from(header_text(kind)) } else { Value::Null },
         "points": kind.points(),
@@ -110,52 +111,62 @@ fn describe(db: &Database) -> Result<Value> {
     }))
 }
 
-fn print_text(v: &Value) {
+fn print_text(v: &Value) -> std::io::Result<()> {
     let yn = |v: &Value| match v.as_bool() {
         Some(true) => "yes",
         _ => "no",
     };
-    println!("File      : {}", v["file"].as_str().unwrap_or_default());
-    println!("Kind      : {}", v["kind"].as_str().unwrap_or_default());
-    match v["header"].as_str() {
-        Some(h) => println!("Header    : {h}"),
-        None => println!("Header    : none (read as given by --no-header)"),
+    match v["offset"].as_u64() {
+        Some(offset) if offset > 0 => support::outln!(
+            "File      : {} (the database at byte {offset})",
+            v["file"].as_str().unwrap_or_default()
+        )?,
+        _ => support::outln!("File      : {}", v["file"].as_str().unwrap_or_default())?,
     }
-    println!("Points    : {}", v["points"]);
-    println!("Chequers  : {}", v["chequers"]);
+    support::outln!("Kind      : {}", v["kind"].as_str().unwrap_or_default())?;
+    match v["header"].as_str() {
+        Some(h) => support::outln!("Header    : {h}")?,
+        None => support::outln!("Header    : none (read as given by --no-header)")?,
+    }
+    support::outln!("Points    : {}", v["points"])?;
+    support::outln!("Chequers  : {}", v["chequers"])?;
     for flag in ["gammons", "compressed", "cubeful"] {
         if !v[flag].is_null() {
             let name = format!("{}{}", flag[..1].to_uppercase(), &flag[1..]);
-            println!("{name:<10}: {}", yn(&v[flag]));
+            support::outln!("{name:<10}: {}", yn(&v[flag]))?;
         }
     }
-    println!("Positions : {} per side", v["positions_per_side"]);
-    println!("Records   : {}", v["records"]);
-    println!("Size      : {} bytes", v["size"]);
-    println!("MD5       : {}", v["md5"].as_str().unwrap_or_default());
-    println!(
+    support::outln!("Positions : {} per side", v["positions_per_side"])?;
+    support::outln!("Records   : {}", v["records"])?;
+    support::outln!("Size      : {} bytes", v["size"])?;
+    support::outln!("MD5       : {}", v["md5"].as_str().unwrap_or_default())?;
+    support::outln!(
         "Published : {}",
         v["published"].as_str().unwrap_or_default()
-    );
+    )
 }
 
 /// Runs `bearoff info`.
 pub fn run(files: &[PathBuf], as_json: bool, kind: Option<Kind>) -> Result<Outcome> {
     let mut all = Vec::new();
-    for (i, path) in files.iter().enumerate() {
-        let db = open(path, kind)?;
-        let v = describe(&db)?;
-        if as_json {
-            all.push(v);
-        } else {
+    for path in files {
+        let first = open(path, kind)?;
+        let mut db = Some(&first);
+        while let Some(d) = db {
+            all.push(describe(d)?);
+            db = d.next_in_file();
+        }
+    }
+    if !as_json {
+        for (i, v) in all.iter().enumerate() {
             if i > 0 {
-                println!();
+                support::outln!()?;
             }
-            print_text(&v);
+            print_text(v)?;
         }
     }
     if as_json {
-        json::print(&Value::Array(all));
+        json::print(&Value::Array(all))?;
     }
     Ok(Outcome::Done)
 }

@@ -21,9 +21,9 @@ pub fn nums(xs: &[f32]) -> Value {
 }
 
 /// Prints a value, pretty.
-pub fn print(v: &Value) {
-    println!(
+pub fn print(v: &Value) -> std::io::Result<()> {
+    support::outln!(
         "{}",
         serde_json::to_string_pretty(v).expect("JSON values always serialise")
-    );
+    )
 }

@@ -96,7 +96,7 @@ enum Command {
         /// Second database.
         b: PathBuf,
         /// Largest absolute difference accepted in any field.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = parse_tolerance)]
         tolerance: f64,
         /// Print JSON.
         #[arg(long)]
@@ -137,6 +137,17 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             json,
             opts,
         } => compare::run(&a, &b, tolerance, json, opts.no_header),
+    }
+}
+
+/// A tolerance: a finite number, zero or more.
+fn parse_tolerance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!(
+            "the tolerance must be a number of at least 0, got {:?}",
+            support::stdio::shorten(text, 20)
+        )),
     }
 }
 

@@ -32,16 +32,23 @@ pub fn parse_kind(text: &str) -> Result<Kind, String> {
 }
 
 fn number(text: &str, what: &str) -> Result<u8, String> {
-    text.parse()
-        .map_err(|_| format!("invalid {what} {text:?} in kind"))
+    text.parse().map_err(|_| {
+        format!(
+            "invalid {what} {:?} in kind",
+            support::stdio::shorten(text, 20)
+        )
+    })
 }
 
 fn parse_short(text: &str) -> Result<Kind, String> {
     let mut parts = text.split(':');
     let family = parts.next().unwrap_or_default();
-    let size = parts
-        .next()
-        .ok_or_else(|| format!("kind {text:?} needs a size, e.g. os:6, ts:6x6, hyper:3"))?;
+    let size = parts.next().ok_or_else(|| {
+        format!(
+            "kind {:?} needs a size, e.g. os:6, ts:6x6, hyper:3",
+            support::stdio::shorten(text, 20)
+        )
+    })?;
     let flags: Vec<&str> = parts.collect();
     let allow = |ok: &[&str]| -> Result<(), String> {
         match flags.iter().find(|f| !ok.contains(f)) {

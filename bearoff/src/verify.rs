@@ -35,14 +35,33 @@ fn record_name(db: &Database, index: u64) -> String {
     }
 }
 
-/// Checks one file; returns its problems (empty if it is good) and a
-/// summary of what was checked.
+/// Checks one file (each database in it); returns its problems (empty if
+/// it is good) and a summary of what was checked.
 fn check(path: &Path, regenerate: bool, kind: Option<Kind>) -> Result<(Vec<String>, String)> {
-    let db = open(path, kind)?;
+    let first = open(path, kind)?;
+    let mut problems = Vec::new();
+    let mut summaries = Vec::new();
+    let mut db = Some(&first);
+    while let Some(d) = db {
+        let (found, summary) = check_database(d, regenerate)?;
+        let at = |text: String| match d.offset_in_file() {
+            0 => text,
+            offset => format!("database at byte {offset}: {text}"),
+        };
+        problems.extend(found.into_iter().map(at));
+        summaries.push(at(summary));
+        db = d.next_in_file();
+    }
+    Ok((problems, summaries.join("; then ")))
+}
+
+/// Checks one database: its records' structure, its MD5 against the
+/// published ones and, when asked, the bytes of a regenerated database.
+fn check_database(db: &Database, regenerate: bool) -> Result<(Vec<String>, String)> {
     let mut problems = Vec::new();
     let progress =
         (db.records() >= PROGRESS_RECORDS).then(|| bar(db.records() as u64, "checking records"));
-    let bad = first_bad_record(&db, &|n| {
+    let bad = first_bad_record(db, &|n| {
         if let Some(p) = &progress {
             p.inc(n)
         }
@@ -52,15 +71,15 @@ fn check(path: &Path, regenerate: bool, kind: Option<Kind>) -> Result<(Vec<Strin
     }
     let structure_ok = bad.is_none();
     if let Some(bad) = bad {
-        problems.push(format!("{}: {}", record_name(&db, bad.index), bad.problem));
+        problems.push(format!("{}: {}", record_name(db, bad.index), bad.problem));
     }
-    let sum = Checksum::of(&db)?;
+    let sum = Checksum::of(db)?;
     if sum.matches() == Some(false) {
         problems.push(format!("md5 {} {}", sum.md5, sum.describe()));
     }
     if regenerate && structure_ok {
         let p = bar(0, "regenerating");
-        let diff = first_difference(&db, &mut |done, total| {
+        let diff = first_difference(db, &mut |done, total| {
             p.set_length(total as u64);
             p.set_position(done as u64);
         });
@@ -70,7 +89,7 @@ fn check(path: &Path, regenerate: bool, kind: Option<Kind>) -> Result<(Vec<Strin
             Some(d) => problems.push(match d.record {
                 Some(r) => format!(
                     "{} differs from the regenerated database (first at byte {})",
-                    record_name(&db, r),
+                    record_name(db, r),
                     d.offset
                 ),
                 None => format!("differs from the regenerated database at byte {}", d.offset),
@@ -96,16 +115,18 @@ pub fn run(files: &[PathBuf], regenerate: bool, kind: Option<Kind>) -> Result<Ou
     for path in files {
         let name = path.display();
         match check(path, regenerate, kind) {
-            Ok((problems, summary)) if problems.is_empty() => println!("{name}: OK ({summary})"),
+            Ok((problems, summary)) if problems.is_empty() => {
+                support::outln!("{name}: OK ({summary})")?
+            }
             Ok((problems, _)) => {
-                println!("{name}: FAILED: {}", problems.join("; "));
+                support::outln!("{name}: FAILED: {}", problems.join("; "))?;
                 outcome = Outcome::Failed;
             }
             Err(e) => {
                 let message = format!("{e:#}").replace('\n', " ");
                 let prefix = format!("{name}: ");
                 let message = message.strip_prefix(&prefix).unwrap_or(&message);
-                println!("{name}: FAILED: {message}");
+                support::outln!("{name}: FAILED: {message}")?;
                 outcome = Outcome::Failed;
             }
         }

@@ -10,6 +10,7 @@ use crate::record::Record;
 use memmap2::Mmap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Files up to this size are read into memory instead of being mapped.
 const READ_LIMIT: u64 = 1 << 16;
@@ -98,7 +99,14 @@ fn map(file: &File) -> std::io::Result<Mmap> {
 pub struct Database {
     name: PathBuf,
     kind: Kind,
-    bytes: Bytes,
+    /// The whole file; this database is `bytes[base..end]`.
+    bytes: Arc<Bytes>,
+    base: usize,
+    end: usize,
+    /// A database written after this one in the same file (makebearoff
+    /// with both `-o` and `-t` writes the two-sided one after the
+    /// one-sided one).
+    next: Option<Box<Database>>,
     /// Offset of the first byte after the header (0 for headerless files).
     start: usize,
     positions: usize,
@@ -115,6 +123,16 @@ impl std::fmt::Debug for Database {
             .finish()
     }
 }
+
+/// Why a database's size does not fit its header.
+enum SizeError {
+    /// Longer than the database: `own_len` bytes are the database (a second
+    /// one may follow).
+    TooLong { own_len: usize, problem: Problem },
+    /// Anything else.
+    Invalid(Problem),
+}
+use SizeError::{Invalid, TooLong};
 
 /// Checks that a kind given by a caller (or a header) is one the formats
 /// allow, so that its sizes can be computed.
@@ -198,7 +216,7 @@ impl Database {
             let file = File::open(path).map_err(io)?;
             Bytes::Mapped(map(&file).map_err(io)?)
         };
-        Database::validate(name, bytes, headerless)
+        Database::validate(name, Arc::new(bytes), 0, headerless)
     }
 
     /// Validates a database held in memory (`name` is used in messages).
@@ -207,15 +225,18 @@ impl Database {
         bytes: Vec<u8>,
         headerless: Option<Kind>,
     ) -> Result<Database, ReadError> {
-        Database::validate(name.into(), Bytes::Owned(bytes), headerless)
+        Database::validate(name.into(), Arc::new(Bytes::Owned(bytes)), 0, headerless)
     }
 
+    /// Validates the database starting at `base` in `bytes`; a complete
+    /// database with its own header may follow it.
     fn validate(
         name: PathBuf,
-        bytes: Bytes,
+        bytes: Arc<Bytes>,
+        base: usize,
         headerless: Option<Kind>,
     ) -> Result<Database, ReadError> {
-        let data = bytes.as_slice();
+        let data = &bytes.as_slice()[base..];
         let (kind, start) = match headerless {
             Some(kind) => (kind, 0),
             None => {
@@ -244,51 +265,83 @@ impl Database {
             Some(positions)
         }
         .ok_or_else(|| corrupt(format!("{kind} is too large for this machine").into()))?;
-        let db = Database {
+        let len = bytes.as_slice().len();
+        let mut db = Database {
             kind,
             start,
             positions,
             records,
             name: name.clone(),
             bytes,
+            base,
+            end: len,
+            next: None,
         };
-        db.check_size().map_err(corrupt)?;
-        Ok(db)
+        match db.check_size() {
+            Ok(()) => Ok(db),
+            Err(TooLong { own_len, problem }) => {
+                // A second database with its own header may follow a
+                // headered one (makebearoff -o P -t PxC writes both).
+                let at = base + own_len;
+                let follows = (headerless.is_none()
+                    && Kind::parse(&db.bytes.as_slice()[at..]).is_ok())
+                .then(|| Database::validate(name.clone(), Arc::clone(&db.bytes), at, None).ok())
+                .flatten();
+                match follows {
+                    Some(next) => {
+                        db.end = at;
+                        db.next = Some(Box::new(next));
+                        Ok(db)
+                    }
+                    None => Err(corrupt(problem)),
+                }
+            }
+            Err(Invalid(problem)) => Err(corrupt(problem)),
+        }
+    }
+
+    /// The database written after this one in the same file, if any
+    /// (makebearoff with both `-o` and `-t` writes two into one file).
+    pub fn next_in_file(&self) -> Option<&Database> {
+        self.next.as_deref()
     }
 
     /// Checks the file size against the header's sizes, and for the
     /// compressed layout the index: offsets contiguous from 0, windows inside
     /// the 32 rolls, data exactly filling the rest of the file.
-    fn check_size(&self) -> Result<(), Problem> {
+    fn check_size(&self) -> Result<(), SizeError> {
         let len = self.bytes().len() as u64;
         let body = len - self.start as u64;
         let kind = self.kind;
         if let Some(rec) = record_len(kind) {
             let expected = (self.records as u64)
                 .checked_mul(rec as u64)
-                .ok_or_else(|| format!("{kind} is too large for this machine"))?;
+                .ok_or_else(|| Invalid(format!("{kind} is too large for this machine").into()))?;
             return match body.cmp(&expected) {
                 std::cmp::Ordering::Equal => Ok(()),
-                std::cmp::Ordering::Less => fail(format!(
+                std::cmp::Ordering::Less => Err(Invalid(Problem(format!(
                     "file is {len} bytes, a {kind} file needs {}: truncated, record {} is incomplete",
                     expected + self.start as u64,
                     body / rec as u64
-                )),
-                std::cmp::Ordering::Greater => fail(format!(
-                    "file is {len} bytes, a {kind} file needs {}: {} bytes too many",
-                    expected + self.start as u64,
-                    body - expected
-                )),
+                )))),
+                std::cmp::Ordering::Greater => Err(TooLong {
+                    own_len: (expected + self.start as u64) as usize,
+                    problem: Problem(format!(
+                        "file is {len} bytes, a {kind} file needs {}: {} bytes too many",
+                        expected + self.start as u64,
+                        body - expected
+                    )),
+                }),
             };
         }
         let entry = self.entry_len();
         let index_len = (self.positions as u64) * entry as u64;
         if body < index_len {
-            return fail(format!(
+            return Err(Invalid(Problem(format!(
                 "file is {len} bytes, too short for the index of {} positions: truncated, index entry {} is incomplete",
                 self.positions,
                 body / entry as u64
-            ));
+            ))));
         }
         let index = &self.body()[..index_len as usize];
         let data_len = body - index_len;
@@ -297,9 +350,9 @@ impl Database {
         for (id, e) in index.chunks_exact(entry).enumerate() {
             let off = u64::from(u32::from_le_bytes([e[0], e[1], e[2], e[3]]));
             if off != expected_off {
-                return fail(format!(
+                return Err(Invalid(Problem(format!(
                     "index entry {id} has offset {off}, expected {expected_off} (index is not contiguous)"
-                ));
+                ))));
             }
             for (w, part) in e[4..]
                 .chunks_exact(2)
@@ -307,9 +360,9 @@ impl Database {
             {
                 let (nz, io) = (usize::from(w[0]), usize::from(w[1]));
                 if nz == 0 || nz + io > 32 {
-                    return fail(format!(
+                    return Err(Invalid(Problem(format!(
                         "index entry {id} has an invalid {part} window ({nz} values from roll {io})"
-                    ));
+                    ))));
                 }
                 expected_off += nz as u64;
             }
@@ -319,13 +372,16 @@ impl Database {
         }
         let expected = len - data_len + 2 * expected_off;
         match first_cut {
-            Some(id) => fail(format!(
+            Some(id) => Err(Invalid(Problem(format!(
                 "file is {len} bytes, its index needs {expected}: truncated, record {id} is incomplete"
-            )),
-            None if len != expected => fail(format!(
-                "file is {len} bytes, its index needs {expected}: {} bytes too many",
-                len - expected
-            )),
+            )))),
+            None if len != expected => Err(TooLong {
+                own_len: expected as usize,
+                problem: Problem(format!(
+                    "file is {len} bytes, its index needs {expected}: {} bytes too many",
+                    len - expected
+                )),
+            }),
             None => Ok(()),
         }
     }
@@ -376,9 +432,27 @@ impl Database {
         self.start != 0
     }
 
-    /// The whole file.
+    /// Where this database starts in its file (0 unless it follows another
+    /// one, see [`Database::next_in_file`]).
+    pub fn offset_in_file(&self) -> usize {
+        self.base
+    }
+
+    /// This database's bytes: the whole file unless another database
+    /// follows it.
     pub fn bytes(&self) -> &[u8] {
-        self.bytes.as_slice()
+        &self.bytes.as_slice()[self.base..self.end]
+    }
+
+    /// This database's bytes, owned (copied unless it is a whole file read
+    /// into memory).
+    pub fn into_bytes(self) -> Vec<u8> {
+        let whole = self.base == 0 && self.end == self.bytes.as_slice().len();
+        match Arc::try_unwrap(self.bytes) {
+            Ok(Bytes::Owned(bytes)) if whole => bytes,
+            Ok(b) => b.as_slice()[self.base..self.end].to_vec(),
+            Err(shared) => shared.as_slice()[self.base..self.end].to_vec(),
+        }
     }
 
     /// File size in bytes.

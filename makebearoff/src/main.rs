@@ -11,7 +11,7 @@ use support::signals::stop_flag;
 fn main() -> ExitCode {
     support::cli::main("makebearoff", |cli: cli::Cli| {
         if cli.version {
-            println!("makebearoff (bgkit) {}", env!("CARGO_PKG_VERSION"));
+            support::outln!("makebearoff (bgkit) {}", env!("CARGO_PKG_VERSION"))?;
             return Ok(Outcome::Done);
         }
         init_threads(cli.threads)?;

@@ -3,6 +3,7 @@
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
 use databases::published::{md5_hex, published_md5, HashingWriter};
+use databases::verify::first_bad_record;
 use databases::{Database, Kind};
 use makebearoff::one_sided::{check_old_one_sided, one_sided_job, OneSidedOptions};
 use makebearoff::two_sided::{check_old_two_sided, TwoSidedJob, TwoSidedOptions};
@@ -11,8 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::atomic::{check_writable, parent_dir, AtomicFile};
+use support::atomic::{check_checkpoint_name, check_writable, parent_dir, AtomicFile};
 use support::cli::Outcome;
+use support::lock::OutputLock;
 use support::progress::Progress;
 use support::resources::{ensure_fits, human, peak_memory};
 use support::{Chain, Checkpoint, Job};
@@ -107,6 +109,9 @@ impl Plan {
     }
 }
 
+/// Opens the old database of `-O` and checks it can be reused: its kind,
+/// and every record's structure (a damaged record is never copied into the
+/// new database).
 fn open_old(plan: &Plan, path: &Path) -> Result<Database> {
     let db = Database::open(path).context("cannot use old database (-O)")?;
     let check = match (plan.one, plan.two) {
@@ -115,6 +120,14 @@ fn open_old(plan: &Plan, path: &Path) -> Result<Database> {
         _ => Ok(()),
     };
     check.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if let Some(bad) = first_bad_record(&db, &|_| {}) {
+        bail!(
+            "cannot use old database (-O) {}: record {} is damaged: {}",
+            path.display(),
+            bad.index,
+            bad.problem
+        );
+    }
     Ok(db)
 }
 
@@ -124,7 +137,7 @@ fn describe(kind: Option<Kind>) -> String {
 
 /// Runs makebearoff as the command line asks.
 pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
-    let (out_path, plan, old) = prepare(cli)?;
+    let (out_path, plan, old, _lock) = prepare(cli)?;
     let start = Instant::now();
     let fingerprint = plan.fingerprint(cli.old_bearoff.as_deref());
     let mut job = plan.build(old);
@@ -133,7 +146,18 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         return interrupted(job.as_ref(), ckpt.as_mut());
     }
     let compute_time = start.elapsed();
-    let md5 = write_output(&out_path, job.as_ref())?;
+    let cannot = || format!("cannot write {}", out_path.display());
+    let (output, md5) = write_output(&out_path, job.as_ref()).with_context(cannot)?;
+    if cli.verify {
+        // Checked on the bytes on disk, before the file takes its name: a
+        // database that fails is never left under the final name.
+        let outcome = verify(output.path_being_written(), plan.kind())?;
+        if outcome != Outcome::Done {
+            support::note!("makebearoff: {} was not written", out_path.display());
+            return Ok(outcome);
+        }
+    }
+    output.commit().with_context(cannot)?;
     if let Some(c) = ckpt {
         c.remove().context("cannot remove the checkpoint")?;
     }
@@ -147,15 +171,12 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             &md5,
         );
     }
-    if cli.verify {
-        return verify(&out_path, plan.kind());
-    }
     Ok(Outcome::Done)
 }
 
 /// Checks the command line, the old database, the checkpoint state, memory,
 /// disk and the output's directory before any work starts.
-fn prepare(cli: &Cli) -> Result<(PathBuf, Plan, Option<Database>)> {
+fn prepare(cli: &Cli) -> Result<(PathBuf, Plan, Option<Database>, OutputLock)> {
     let out_path: PathBuf = cli
         .outfile
         .clone()
@@ -165,29 +186,50 @@ fn prepare(cli: &Cli) -> Result<(PathBuf, Plan, Option<Database>)> {
     if !dir.is_dir() {
         bail!("output directory {} does not exist", dir.display());
     }
+    // One run per output: the lock covers the output and its checkpoint.
+    let lock = OutputLock::acquire(&out_path)?;
     let old = cli
         .old_bearoff
         .as_deref()
         .map(|p| open_old(&plan, p))
         .transpose()?;
     let ckpt_path = Checkpoint::path_for(&out_path);
-    if !cli.resume && ckpt_path.exists() {
+    check_checkpoint_name(&ckpt_path)
+        .with_context(|| format!("cannot use checkpoint {}", ckpt_path.display()))?;
+    let ckpt_exists = std::fs::symlink_metadata(&ckpt_path).is_ok();
+    if !cli.resume && ckpt_exists {
         bail!(
             "checkpoint {} exists from an interrupted run: add --resume to continue it, or delete it",
             ckpt_path.display()
         );
     }
-    if cli.resume && !ckpt_path.exists() {
+    if cli.resume && !ckpt_exists {
         bail!(
             "--resume: no checkpoint {} to resume from",
             ckpt_path.display()
         );
     }
-    let copies = if cli.checkpoint_every > 0.0 { 2 } else { 1 };
-    ensure_fits(plan.memory(), plan.disk() * copies, &dir)?;
+    // A resumed run's checkpoint is already on disk: only the rest is needed.
+    let on_disk = if cli.resume {
+        std::fs::metadata(&ckpt_path).map_or(0, |m| m.len())
+    } else {
+        0
+    };
+    let checkpoints = cli.checkpoint_every > 0.0 || cli.resume;
+    ensure_fits(
+        plan.memory(),
+        disk_to_reserve(plan.disk(), checkpoints, on_disk),
+        &dir,
+    )?;
     // Fail now, not after hours of work, if the output cannot be written.
     check_writable(&out_path).with_context(|| format!("cannot write {}", out_path.display()))?;
-    Ok((out_path, plan, old))
+    Ok((out_path, plan, old, lock))
+}
+
+/// Bytes of disk a run needs: the output, as much again for its checkpoint
+/// when there is one, less what a resumed run's checkpoint already holds.
+fn disk_to_reserve(output: u64, checkpoint: bool, on_disk: u64) -> u64 {
+    (output * if checkpoint { 2 } else { 1 }).saturating_sub(on_disk)
 }
 
 /// The checkpoint of this run: resumed (`--resume`), new, or none when
@@ -202,7 +244,7 @@ fn open_checkpoint(
     if cli.resume {
         let c = Checkpoint::resume(&ckpt_path, fingerprint, job)?;
         if !cli.quiet {
-            eprintln!(
+            support::note!(
                 "makebearoff: resumed {} of {} units from {}",
                 c.units_written(),
                 job.units(),
@@ -249,20 +291,17 @@ fn generate(
     Ok(true)
 }
 
-/// Writes the finished database atomically; returns its MD5 (hex).
-fn write_output(out_path: &Path, job: &dyn Job) -> Result<String> {
-    let cannot = || format!("cannot write {}", out_path.display());
-    let mut output = AtomicFile::create(out_path).with_context(cannot)?;
-    let md5 = output
-        .write_all_with(|w| {
-            let mut hashing = HashingWriter::new(w);
-            job.write(&mut hashing)?;
-            hashing.flush()?;
-            Ok(hashing.finish().1)
-        })
-        .with_context(cannot)?;
-    output.commit().with_context(cannot)?;
-    Ok(md5)
+/// Writes the finished database to its temporary file (committed by the
+/// caller); returns it and its MD5 (hex).
+fn write_output(out_path: &Path, job: &dyn Job) -> std::io::Result<(AtomicFile, String)> {
+    let mut output = AtomicFile::create(out_path)?;
+    let md5 = output.write_all_with(|w| {
+        let mut hashing = HashingWriter::new(w);
+        job.write(&mut hashing)?;
+        hashing.flush()?;
+        Ok(hashing.finish().1)
+    })?;
+    Ok((output, md5))
 }
 
 /// The closing lines on stderr: what was written, how fast, the MD5.
@@ -275,7 +314,7 @@ fn report(
     md5: &str,
 ) {
     let positions = job.positions();
-    eprintln!(
+    support::note!(
         "makebearoff: wrote {} ({}, {} bytes): {} positions in {:.2} s ({:.2} s computing), {:.0} positions/s, peak memory {}",
         out_path.display(),
         describe(plan.kind()),
@@ -286,27 +325,27 @@ fn report(
         positions as f64 / wall.as_secs_f64().max(1e-9),
         peak_memory().map_or_else(|| "unknown".into(), human)
     );
-    eprintln!("makebearoff: MD5 {md5}");
+    support::note!("makebearoff: MD5 {md5}");
 }
 
 fn interrupted(job: &dyn Job, ckpt: Option<&mut Checkpoint>) -> Result<Outcome> {
     match ckpt {
         Some(c) => {
             c.append(job).context("cannot write checkpoint")?;
-            eprintln!(
+            support::note!(
                 "makebearoff: interrupted; checkpoint {} holds {} of {} units: rerun the same command with --resume",
                 c.path().display(),
                 c.units_written(),
                 job.units()
             );
         }
-        None => eprintln!("makebearoff: interrupted (checkpoints disabled, nothing saved)"),
+        None => support::note!("makebearoff: interrupted (checkpoints disabled, nothing saved)"),
     }
     Ok(Outcome::Interrupted)
 }
 
 /// Re-reads the written file and compares its MD5 with the published
-/// table: a mismatch is a failed check.
+/// table: a mismatch is a failed check (said on stderr).
 fn verify(path: &Path, kind: Option<Kind>) -> Result<Outcome> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot reopen {}", path.display()))?;
@@ -314,21 +353,34 @@ fn verify(path: &Path, kind: Option<Kind>) -> Result<Outcome> {
         .with_context(|| format!("cannot read {}", path.display()))?;
     match kind.and_then(|k| published_md5(k).map(|p| (k, p))) {
         Some((k, expected)) if expected == md5 => {
-            println!("MD5 {md5} matches gnubg's published checksum for {k}");
+            support::outln!("MD5 {md5} matches gnubg's published checksum for {k}")?;
             Ok(Outcome::Done)
         }
         Some((k, expected)) => {
-            eprintln!(
-                "makebearoff: MD5 {md5} does NOT match gnubg's published checksum {expected} for {k}"
+            support::note!(
+                "makebearoff: error: MD5 {md5} does NOT match gnubg's published checksum {expected} for {k}"
             );
             Ok(Outcome::Failed)
         }
         None => {
-            println!(
+            support::outln!(
                 "MD5 {md5} (gnubg publishes no checksum for {})",
                 describe(kind)
-            );
+            )?;
             Ok(Outcome::Done)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resumed_checkpoint_counts_as_already_reserved() {
+        assert_eq!(disk_to_reserve(100, false, 0), 100);
+        assert_eq!(disk_to_reserve(100, true, 0), 200);
+        assert_eq!(disk_to_reserve(100, true, 60), 140);
+        assert_eq!(disk_to_reserve(100, true, 500), 0);
     }
 }

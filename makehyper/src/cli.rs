@@ -60,6 +60,11 @@ pub struct Cli {
     #[arg(short = 'n', long = "no-checkpoint")]
     pub no_checkpoint: bool,
 
+    /// Start afresh even though FILE.tmp holds an interrupted run's last
+    /// sweep (it is replaced); without it such a run is refused.
+    #[arg(long)]
+    pub force: bool,
+
     /// Print the version and exit.
     #[arg(short = 'v', long = "version")]
     pub version: bool,

@@ -4,14 +4,19 @@ use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
 use databases::hyper::{check_file, file_len};
 use databases::published::HashingWriter;
+use databases::verify::first_bad_record;
+use databases::Database;
 use makehyper::{memory_estimate, HyperSolver};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-use support::atomic::{check_writable, parent_dir, AtomicFile, RecycledFile};
+use support::atomic::{
+    check_checkpoint_name, check_writable, parent_dir, AtomicFile, RecycledFile,
+};
 use support::cli::Outcome;
+use support::lock::OutputLock;
 use support::progress::Progress;
 use support::resources::{ensure_fits, human, peak_memory};
 
@@ -41,7 +46,7 @@ fn save(solver: &HyperSolver, path: &Path, bytes: &mut Vec<u8>) -> Result<String
 /// Runs makehyper as the command line asks.
 pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let chequers = usize::from(cli.chequers);
-    let (out, restart) = prepare(cli)?;
+    let (out, restart, _lock) = prepare(cli)?;
     let ckpt = checkpoint_path(&out);
     let start = Instant::now();
     let mut solver = HyperSolver::new(chequers);
@@ -54,7 +59,7 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let restart = restart.map(|(path, _)| path);
     if !cli.quiet {
         let n = solver.side_positions();
-        eprintln!(
+        support::note!(
             "makehyper: {chequers} chequers, {n} positions per side, {} pairs ({} playable, {} final after the first sweep), threshold {:e}, start {} ({:.1} s to build the successor tables)",
             n * n,
             solver.playable_pairs(),
@@ -65,7 +70,7 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
         );
     }
     if stop.load(Ordering::SeqCst) {
-        eprintln!("makehyper: interrupted before the first sweep; nothing was saved");
+        support::note!("makehyper: interrupted before the first sweep; nothing was saved");
         return Ok(Outcome::Interrupted);
     }
     let mut buffer = Vec::new();
@@ -81,14 +86,14 @@ pub fn run(cli: &Cli, stop: Arc<AtomicBool>) -> Result<Outcome> {
             .with_context(|| format!("cannot remove {}", ckpt.display()))?;
     }
     if !cli.quiet {
-        eprintln!(
+        support::note!(
             "makehyper: wrote {} ({} bytes) after {sweeps} sweeps in {:.2} s, peak memory {}",
             out.display(),
             solver.output_len(),
             start.elapsed().as_secs_f64(),
             peak_memory().map_or_else(|| "unknown".into(), human)
         );
-        eprintln!("makehyper: MD5 {md5}");
+        support::note!("makehyper: MD5 {md5}");
     }
     Ok(Outcome::Done)
 }
@@ -98,7 +103,7 @@ type Restart<'a> = Option<(&'a PathBuf, Vec<u8>)>;
 
 /// Checks the output's directory, reads and checks the restart file, and
 /// checks memory, disk and writability before any heavy work starts.
-fn prepare(cli: &Cli) -> Result<(PathBuf, Restart<'_>)> {
+fn prepare(cli: &Cli) -> Result<(PathBuf, Restart<'_>, OutputLock)> {
     let chequers = usize::from(cli.chequers);
     let out = cli
         .outfile
@@ -115,21 +120,30 @@ fn prepare(cli: &Cli) -> Result<(PathBuf, Restart<'_>)> {
     if !dir.is_dir() {
         bail!("output directory {} does not exist", dir.display());
     }
+    // One run per output: the lock covers the output and its checkpoint.
+    let lock = OutputLock::acquire(&out)?;
     // Read the restart file before any heavy work: its errors come first.
     let restart = cli
         .restart
         .as_ref()
         .map(|p| {
-            std::fs::read(p)
+            read_restart(p, chequers)
                 .map(|b| (p, b))
-                .with_context(|| format!("cannot read restart file {}", p.display()))
+                .with_context(|| format!("cannot restart from {}", p.display()))
         })
         .transpose()?;
-    // Refuse a wrong or truncated restart file before building the tables
-    // (minutes and gigabytes for 3 chequers).
-    if let Some((path, bytes)) = &restart {
-        check_file(bytes, chequers)
-            .with_context(|| format!("cannot restart from {}", path.display()))?;
+    let ckpt = checkpoint_path(&out);
+    if !cli.no_checkpoint {
+        check_checkpoint_name(&ckpt)
+            .with_context(|| format!("cannot use checkpoint {}", ckpt.display()))?;
+        let restarting_from_it = cli.restart.as_ref().is_some_and(|r| same_path(r, &ckpt));
+        if !cli.force && !restarting_from_it && ckpt.exists() {
+            bail!(
+                "checkpoint {} holds an interrupted run: restart it with -r {}, or add --force to start over",
+                ckpt.display(),
+                ckpt.display()
+            );
+        }
     }
     let checkpoints = !cli.no_checkpoint;
     // The restart file is held in memory while the tables are built.
@@ -144,10 +158,43 @@ fn prepare(cli: &Cli) -> Result<(PathBuf, Restart<'_>)> {
     check_writable(&out).with_context(|| format!("cannot write {}", out.display()))?;
     if checkpoints {
         // Also removes the temporary of a checkpoint a killed run was writing.
-        let ckpt = checkpoint_path(&out);
         check_writable(&ckpt).with_context(|| format!("cannot write {}", ckpt.display()))?;
     }
-    Ok((out, restart))
+    Ok((out, restart, lock))
+}
+
+/// Whether two paths name the same file.
+fn same_path(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Reads and checks a restart file: a regular file of exactly the size a
+/// complete database of this chequer count has (checked before reading, so
+/// a FIFO, a device or a huge file is refused at once), with a valid header
+/// and every record's structure intact (a damaged record is refused, never
+/// copied into the output).
+fn read_restart(path: &Path, chequers: usize) -> Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        bail!("it is not a regular file");
+    }
+    let want = file_len(chequers);
+    if meta.len() != want {
+        bail!(
+            "it is {} bytes, a complete {chequers}-chequer Hypergammon file has {want}",
+            meta.len()
+        );
+    }
+    let bytes = std::fs::read(path)?;
+    check_file(&bytes, chequers)?;
+    let db = Database::from_bytes(path, bytes, None)?;
+    if let Some(bad) = first_bad_record(&db, &|_| {}) {
+        bail!("record {} is damaged: {}", bad.index, bad.problem);
+    }
+    Ok(db.into_bytes())
 }
 
 /// Sweeps until the norm of the change is at most the threshold, saving a
@@ -182,7 +229,7 @@ fn sweep_until_converged(
         let interrupted = interrupted || stop.load(Ordering::SeqCst);
         sweeps += 1;
         if !cli.quiet {
-            eprintln!(
+            support::note!(
                 "makehyper: sweep {sweeps}: norm of delta {norm:.6}, {:.2} s",
                 t.elapsed().as_secs_f64()
             );
@@ -203,13 +250,15 @@ fn sweep_until_converged(
                 checkpoint
                     .remove_spare()
                     .with_context(|| format!("cannot remove the spare of {}", ckpt.display()))?;
-                eprintln!(
+                support::note!(
                     "makehyper: interrupted; {} holds sweep {sweeps}: restart with -r {}",
                     ckpt.display(),
                     ckpt.display()
                 );
             } else {
-                eprintln!("makehyper: interrupted; checkpoints are off (-n), nothing was saved");
+                support::note!(
+                    "makehyper: interrupted; checkpoints are off (-n), nothing was saved"
+                );
             }
             return Ok(None);
         }

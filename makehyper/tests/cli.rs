@@ -102,8 +102,11 @@ fn checkpoint_is_replaced_and_removed_on_convergence() {
     std::fs::write(dir.path().join("X.bd.tmp"), b"stale checkpoint").unwrap();
     // A temporary a killed run left while writing the checkpoint.
     std::fs::write(dir.path().join(".X.bd.tmp.Zz9Yy8.tmp"), b"partial").unwrap();
-    let out = run_ours(dir.path(), &["-c", "1", "-f", "X.bd"]);
-    assert_success(&out, "makehyper -c 1 -f X.bd");
+    // An interrupted run's checkpoint is only replaced when asked to.
+    let refused = run_ours(dir.path(), &["-c", "1", "-f", "X.bd"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", describe(&refused));
+    let out = run_ours(dir.path(), &["-c", "1", "-f", "X.bd", "--force"]);
+    assert_success(&out, "makehyper -c 1 -f X.bd --force");
     assert_eq!(names(dir.path()), ["X.bd"]);
 }
 

@@ -47,8 +47,11 @@ impl NetShape {
                 self.inputs, self.hidden, self.outputs
             )));
         }
-        // Far above any real net; guards allocations against corrupt headers.
-        if self.values() > 1 << 28 {
+        // Far above any real net; guards allocations (and the arithmetic of
+        // `values`) against corrupt headers.
+        const LIMIT: u64 = 1 << 28;
+        let (i, h, o) = (self.inputs as u64, self.hidden as u64, self.outputs as u64);
+        if i.max(h).max(o) > LIMIT || i * h + h * o + h + o > LIMIT {
             return Err(WeightsError::Invalid(format!(
                 "net header sizes are implausibly large ({} inputs, {} hidden, {} outputs)",
                 self.inputs, self.hidden, self.outputs

@@ -33,8 +33,27 @@ pub fn parse(bytes: &[u8]) -> Result<(Nets, Format), WeightsError> {
     weights_text::parse(text).map(|n| (n, Format::Text))
 }
 
-/// Loads a weights file in either format.
+/// Largest weights file accepted (gnubg's are about 1 MB; a net with
+/// thousands of hidden units stays far below this).
+pub const MAX_FILE_LEN: u64 = 256 << 20;
+
+/// Loads a weights file in either format. Only a regular file of at most
+/// [`MAX_FILE_LEN`] bytes is read (a FIFO, a device such as `/dev/zero` or
+/// a huge file is refused before reading).
 pub fn load(path: &Path) -> Result<Nets, WeightsError> {
+    let meta = std::fs::metadata(path).map_err(io(path))?;
+    let refuse = |what: &str| {
+        Err(WeightsError::Io {
+            path: path.to_path_buf(),
+            error: io::Error::new(io::ErrorKind::InvalidInput, what.to_owned()),
+        })
+    };
+    if !meta.is_file() {
+        return refuse("not a regular file");
+    }
+    if meta.len() > MAX_FILE_LEN {
+        return refuse("larger than any weights file (256 MB)");
+    }
     let bytes = std::fs::read(path).map_err(io(path))?;
     parse(&bytes).map(|(nets, _)| nets)
 }

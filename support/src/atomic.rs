@@ -19,19 +19,88 @@ pub fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
-/// Fails unless a file can be created next to `path` (and `path` is not a
-/// directory); also removes temporaries an earlier run left behind when it
-/// was killed while writing `path`. Creates nothing.
-pub fn check_writable(path: &Path) -> io::Result<()> {
-    if path.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory",
-        ));
+/// The file an output path names: the path itself if it is missing or a
+/// regular file, the file a symbolic link points to if that is a regular
+/// file. Anything else (a directory, a device such as `/dev/null`, a FIFO,
+/// a socket, a dangling link) is refused, so that it is never replaced.
+pub fn output_target(path: &Path) -> io::Result<PathBuf> {
+    let refuse = |kind, what: &str| Err(io::Error::new(kind, what.to_owned()));
+    let meta = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
+        Err(e) => return Err(e),
+        Ok(meta) => meta,
+    };
+    if meta.file_type().is_symlink() {
+        return match std::fs::metadata(path) {
+            Ok(target) if target.is_file() => std::fs::canonicalize(path),
+            Ok(_) => refuse(
+                io::ErrorKind::InvalidInput,
+                "is a symbolic link to something that is not a regular file: refusing to replace it",
+            ),
+            Err(_) => refuse(io::ErrorKind::NotFound, "is a dangling symbolic link"),
+        };
     }
-    remove_stale_temporaries(path);
-    drop(AtomicFile::create(path)?);
+    if meta.is_dir() {
+        return refuse(io::ErrorKind::IsADirectory, "is a directory");
+    }
+    if !meta.is_file() {
+        return refuse(
+            io::ErrorKind::InvalidInput,
+            "is not a regular file (a device, FIFO or socket): refusing to replace it",
+        );
+    }
+    Ok(path.to_path_buf())
+}
+
+/// Fails unless `path` can be written: its target (see [`output_target`])
+/// is missing or a regular file that may be written, and a file can be
+/// created next to it. Also removes temporaries an earlier run left behind
+/// when it was killed while writing `path`. Creates nothing.
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    let target = output_target(path)?;
+    if target.exists() {
+        // An immutable or read-only file (for this user) cannot be
+        // replaced: find out now, not after the work.
+        std::fs::OpenOptions::new().write(true).open(&target)?;
+    }
+    remove_stale_temporaries(&target);
+    drop(AtomicFile::create(&target)?);
     Ok(())
+}
+
+/// Fails unless `path` can be a checkpoint bgkit writes: missing or a
+/// regular file, never a symbolic link (whose target would be overwritten).
+pub fn check_checkpoint_name(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(meta) if meta.file_type().is_symlink() => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a symbolic link, not a checkpoint bgkit wrote: refusing to follow it",
+        )),
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is not a regular file: refusing to replace it",
+        )),
+    }
+}
+
+/// Opens `path` for writing, created if missing, never through a symbolic
+/// link (a link there fails instead of redirecting the write).
+pub fn open_no_follow(path: &Path, truncate: bool) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(truncate);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
 }
 
 /// Deletes `.NAME.XXXXXX.tmp` files (our temporaries for `path`) left by a
@@ -57,9 +126,12 @@ fn remove_stale_temporaries(path: &Path) {
 }
 
 impl AtomicFile {
-    /// Starts writing `path` (creates `.NAME.XXXXXX.tmp` next to it). Fails
-    /// at once if the directory is missing or not writable.
+    /// Starts writing `path` (creates `.NAME.XXXXXX.tmp` next to it; a
+    /// symbolic link to a regular file is written through, see
+    /// [`output_target`]). Fails at once if the directory is missing or not
+    /// writable, or the path names something other than a regular file.
     pub fn create(path: &Path) -> io::Result<AtomicFile> {
+        let path = &output_target(path)?;
         let name = path
             .file_name()
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
@@ -83,6 +155,12 @@ impl AtomicFile {
         let value = fill(&mut writer)?;
         writer.flush()?;
         Ok(value)
+    }
+
+    /// The temporary file being written (to re-read it before
+    /// [`commit`](Self::commit)).
+    pub fn path_being_written(&self) -> &Path {
+        self.tmp.path()
     }
 
     /// Syncs the data and renames the file to its final name.
@@ -127,15 +205,16 @@ impl RecycledFile {
     /// Makes `bytes` the content of the file: written to the spare and
     /// synced, then swapped in; the replaced version becomes the spare.
     pub fn save(&self, bytes: &[u8]) -> io::Result<()> {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&self.spare)?;
-        file.write_all(bytes)?;
-        file.set_len(bytes.len() as u64)?;
-        file.sync_all()?;
-        drop(file);
+        let written = open_no_follow(&self.spare, false).and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.set_len(bytes.len() as u64)?;
+            file.sync_all()
+        });
+        if let Err(e) = written {
+            // A spare cut short (disk full) is never left behind.
+            let _ = self.remove_spare();
+            return Err(e);
+        }
         make_readable(&self.spare);
         remove_if_present(&self.previous)?;
         // Without hard links (some file systems) the replaced version is
@@ -252,5 +331,46 @@ mod tests {
         f.write_all_with(|w| w.write_all(b"partial")).unwrap();
         drop(f);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_and_planted_links_are_refused() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let fifo = d.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        assert!(check_writable(&fifo).is_err());
+        assert!(AtomicFile::create(&fifo).is_err());
+        symlink(&fifo, d.join("to-fifo")).unwrap();
+        assert!(check_writable(&d.join("to-fifo")).is_err());
+        symlink(d.join("nowhere"), d.join("dangling")).unwrap();
+        assert!(check_writable(&d.join("dangling")).is_err());
+        // A link to a regular file is written through.
+        std::fs::write(d.join("real"), b"old").unwrap();
+        symlink("real", d.join("link")).unwrap();
+        let mut f = AtomicFile::create(&d.join("link")).unwrap();
+        f.write_all_with(|w| w.write_all(b"new")).unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(d.join("real")).unwrap(), b"new");
+        assert!(std::fs::symlink_metadata(d.join("link"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        // Checkpoint names never follow links.
+        std::fs::write(d.join("precious"), b"precious").unwrap();
+        symlink("precious", d.join("x.tmp")).unwrap();
+        assert!(check_checkpoint_name(&d.join("x.tmp")).is_err());
+        assert!(open_no_follow(&d.join("x.tmp"), true).is_err());
+        let spare = RecycledFile::new(&d.join("y.tmp"));
+        symlink("precious", d.join(".y.tmp.spare0.tmp")).unwrap();
+        assert!(spare.save(b"checkpoint").is_err());
+        assert_eq!(std::fs::read(d.join("precious")).unwrap(), b"precious");
+        assert!(
+            !d.join(".y.tmp.spare0.tmp").exists(),
+            "the planted spare is removed"
+        );
     }
 }

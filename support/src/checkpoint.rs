@@ -80,14 +80,11 @@ impl Checkpoint {
         PathBuf::from(s)
     }
 
-    /// Starts a new checkpoint (replacing any old one).
+    /// Starts a new checkpoint (replacing any old one; a symbolic link at
+    /// `path` is refused, never followed).
     pub fn create(path: &Path, fingerprint: &str) -> io::Result<Checkpoint> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(path)?;
+        crate::atomic::check_checkpoint_name(path)?;
+        let mut file = crate::atomic::open_no_follow(path, true)?;
         let mut head = Vec::new();
         head.extend_from_slice(MAGIC);
         head.extend_from_slice(&(fingerprint.len() as u64).to_le_bytes());
@@ -114,6 +111,7 @@ impl Checkpoint {
             path: name.clone(),
             error,
         };
+        crate::atomic::check_checkpoint_name(path).map_err(io_err)?;
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)

@@ -16,6 +16,9 @@ pub mod status {
     pub const ERROR: u8 = 2;
     /// Stopped by SIGINT/SIGTERM after saving a checkpoint.
     pub const INTERRUPTED: u8 = 130;
+    /// Standard output was closed by its reader (`… | head`): the tool
+    /// stopped quietly, as a Unix tool killed by SIGPIPE does (128 + 13).
+    pub const CLOSED_PIPE: u8 = 141;
 }
 
 /// How a run ended when it did not fail outright.
@@ -49,6 +52,7 @@ pub fn main<C: clap::Parser>(
     tool: &str,
     run: impl FnOnce(C) -> anyhow::Result<Outcome>,
 ) -> ExitCode {
+    catch_sigbus(tool);
     let cli = match C::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
@@ -64,22 +68,85 @@ pub fn main<C: clap::Parser>(
             // clap's first line names the problem; usage lines follow.
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("{tool}: error: {}", first.trim_start_matches("error: "));
+            crate::note!(
+                "{tool}: error: {}",
+                one_line(first.trim_start_matches("error: "))
+            );
             return ExitCode::from(status::ERROR);
         }
     };
-    match run(cli) {
+    let result = run(cli).and_then(|outcome| {
+        crate::stdio::flush_stdout()?;
+        Ok(outcome)
+    });
+    match result {
         Ok(outcome) => ExitCode::from(outcome.code()),
+        Err(e) if closed_pipe(&e) => ExitCode::from(status::CLOSED_PIPE),
         Err(e) => {
-            eprintln!("{tool}: error: {}", one_line(&format!("{e:#}")));
+            crate::note!("{tool}: error: {}", one_line(&format!("{e:#}")));
             ExitCode::from(status::ERROR)
         }
     }
 }
 
-/// The message on one line: line breaks become spaces.
+/// Whether the error is (or was caused by) a closed pipe.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// What the SIGBUS handler writes, prepared before it is installed.
+static SIGBUS_MESSAGE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+/// A read of a memory-mapped input that another process truncated raises
+/// SIGBUS; instead of dying without a word, the tool says so on one line
+/// and exits with [`status::ERROR`]. Outputs are written to temporary files
+/// and renamed only when complete, so none is left half-written (a killed
+/// run's temporary is removed by the next run).
+fn catch_sigbus(tool: &str) {
+    let message = format!(
+        "{tool}: error: an input file was truncated or changed while it was being read \
+         (SIGBUS); no output file was replaced\n"
+    );
+    if SIGBUS_MESSAGE.set(message.into_bytes()).is_ok() {
+        install_sigbus_handler();
+    }
+}
+
+#[cfg(unix)]
+#[allow(unsafe_code)] // installing a signal handler; see the SAFETY notes
+fn install_sigbus_handler() {
+    extern "C" fn on_sigbus(_: libc::c_int) {
+        if let Some(message) = SIGBUS_MESSAGE.get() {
+            // SAFETY: write(2) is async-signal-safe; the buffer is a
+            // `'static` allocation made before the handler was installed
+            // and never changed (OnceLock), and `get` is a plain atomic load.
+            unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
+        }
+        // SAFETY: _exit(2) is async-signal-safe and ends the process
+        // without running any code that could touch the interrupted state.
+        unsafe { libc::_exit(status::ERROR.into()) }
+    }
+    let handler: extern "C" fn(libc::c_int) = on_sigbus;
+    // SAFETY: `on_sigbus` only calls async-signal-safe functions (above) and
+    // never returns into the faulting instruction.
+    unsafe { libc::signal(libc::SIGBUS, handler as libc::sighandler_t) };
+}
+
+#[cfg(not(unix))]
+fn install_sigbus_handler() {}
+
+/// Longest error line a tool prints (bad input echoed in a message is cut).
+const MAX_MESSAGE: usize = 1000;
+
+/// The message on one line (line breaks become spaces), cut to
+/// [`MAX_MESSAGE`] characters.
 fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
+    let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    crate::stdio::shorten(&line, MAX_MESSAGE)
 }
 
 /// The worker threads could not be started.
@@ -106,6 +173,12 @@ mod tests {
     #[test]
     fn messages_are_folded_onto_one_line() {
         assert_eq!(one_line("a\n  b\tc\n"), "a b c");
+        let long = one_line(&"x".repeat(10 << 20));
+        assert_eq!(
+            long.chars().count(),
+            MAX_MESSAGE + 1,
+            "cut, with an ellipsis"
+        );
     }
 
     #[test]

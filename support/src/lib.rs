@@ -12,9 +12,12 @@ pub mod atomic;
 pub mod checkpoint;
 pub mod job;
 pub mod prefetch;
+pub mod stdio;
 
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
+pub mod lock;
 #[cfg(feature = "cli")]
 pub mod progress;
 #[cfg(feature = "cli")]

@@ -50,7 +50,7 @@ impl Progress {
             bar.set_position(done);
         } else if self.plain && self.last_line.elapsed() >= PLAIN_EVERY {
             self.last_line = Instant::now();
-            eprintln!(
+            crate::note!(
                 "{}: {:.1}% ({done}/{} {}), {:.0} s elapsed",
                 self.tool,
                 100.0 * done as f64 / self.total.max(1) as f64,

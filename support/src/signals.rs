@@ -15,10 +15,10 @@ pub fn stop_flag(tool: &'static str, first_notice: &'static str) -> Arc<AtomicBo
         if flag.swap(true, Ordering::SeqCst) {
             std::process::exit(status::INTERRUPTED.into());
         }
-        eprintln!("{tool}: {first_notice}");
+        crate::note!("{tool}: {first_notice}");
     };
     if let Err(e) = ctrlc::set_handler(handler) {
-        eprintln!("{tool}: warning: no signal handler ({e}); an interrupt will not checkpoint");
+        crate::note!("{tool}: warning: no signal handler ({e}); an interrupt will not checkpoint");
     }
     stop
 }

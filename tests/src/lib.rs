@@ -297,3 +297,36 @@ pub fn assert_one_line_failure(bin: &str, tool: &str, args: &[&str], needle: &st
     );
     assert!(line.contains(needle), "{what}: {line:?} lacks {needle:?}");
 }
+
+/// Polls `done` every 5 ms until it is true; fails the test (naming
+/// `what`) after `timeout`.
+pub fn wait_until(timeout: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The write end of a pipe whose read end is already closed, so that every
+/// write to it fails with EPIPE: a reader that went away (`… | head`). A
+/// FIFO in a temporary directory: its read end is opened without blocking,
+/// the write end opened, then the read end closed.
+pub fn pipe_without_reader() -> std::fs::File {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = tempdir("bgkit-pipe.");
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", fifo.display());
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .expect("open the FIFO's read end");
+    let writer = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("open the FIFO's write end");
+    drop(reader);
+    writer
+}

@@ -5,6 +5,7 @@ use board::{Board, PositionIdError};
 use nets::{Evaluation, Evaluator};
 use serde::Serialize;
 use std::io::{self, Write};
+use support::stdio::{shorten, Line};
 
 /// How positions are evaluated and printed.
 #[derive(Clone, Copy, Debug, Default)]
@@ -63,21 +64,49 @@ pub fn write_line(out: &mut impl Write, id: &str, e: &Evaluation, json: bool) ->
     }
 }
 
-/// Evaluates every ID of `ids` (blank ones are skipped) and writes a line
-/// for each to `out`; an invalid ID is passed to `on_bad` and the stream
+/// Longest input line `trainer eval` reads (a Position ID has 14
+/// characters); longer lines are reported and skipped.
+pub const MAX_LINE: usize = 4096;
+
+/// Why evaluating a stream of IDs stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The input could not be read.
+    #[error("cannot read the input: {0}")]
+    Read(#[source] io::Error),
+    /// The output could not be written.
+    #[error("cannot write the output: {0}")]
+    Write(#[source] io::Error),
+}
+
+/// Evaluates every ID of `ids` (blank lines are skipped) and writes a line
+/// for each to `out`. A line that is not a valid Position ID (too long, not
+/// UTF-8, not an ID) is passed to `on_bad` with the reason, and the stream
 /// goes on. Stops at the first I/O error of `ids` or `out`.
-pub fn evaluate_ids<S: AsRef<str>>(
+pub fn evaluate_ids(
     evaluator: &Evaluator,
     options: EvalOptions,
-    ids: impl IntoIterator<Item = io::Result<S>>,
+    ids: impl IntoIterator<Item = io::Result<Line>>,
     out: &mut impl Write,
-    mut on_bad: impl FnMut(&str, PositionIdError),
-) -> io::Result<Summary> {
+    mut on_bad: impl FnMut(String),
+) -> Result<Summary, StreamError> {
     let mut scratch = evaluator.scratch();
     let mut summary = Summary::default();
-    for id in ids {
-        let id = id?;
-        let id = id.as_ref().trim();
+    for line in ids {
+        let bytes = match line.map_err(StreamError::Read)? {
+            Line::Text(bytes) => bytes,
+            Line::TooLong => {
+                summary.bad += 1;
+                on_bad(format!("input line longer than {MAX_LINE} bytes"));
+                continue;
+            }
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            summary.bad += 1;
+            on_bad("input line is not UTF-8 text".to_owned());
+            continue;
+        };
+        let id = text.trim();
         if id.is_empty() {
             continue;
         }
@@ -85,14 +114,20 @@ pub fn evaluate_ids<S: AsRef<str>>(
             Ok(board) => {
                 let e =
                     evaluator.evaluate_plied(&board, options.plies, options.prune, &mut scratch);
-                write_line(out, id, &e, options.json)?;
+                write_line(out, id, &e, options.json).map_err(StreamError::Write)?;
                 summary.evaluated += 1;
             }
             Err(err) => {
                 summary.bad += 1;
-                on_bad(id, err);
+                on_bad(bad_id(id, err));
             }
         }
     }
+    out.flush().map_err(StreamError::Write)?;
     Ok(summary)
+}
+
+/// The message for an invalid ID (a long one is shortened).
+fn bad_id(id: &str, err: PositionIdError) -> String {
+    format!("bad Position ID {:?}: {err}", shorten(id, 40))
 }

@@ -3,11 +3,12 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use nets::{Arithmetic, BearoffDatabases, Evaluator};
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::PathBuf;
 use support::cli::Outcome;
+use support::stdio::{BoundedLines, Line};
 use trainer::defaults;
-use trainer::eval::{evaluate_ids, EvalOptions};
+use trainer::eval::{evaluate_ids, EvalOptions, MAX_LINE};
 
 /// Arguments of `trainer eval`.
 #[derive(Args, Debug)]
@@ -70,7 +71,7 @@ fn build_evaluator(args: &EvalArgs) -> Result<Evaluator> {
     Ok(Evaluator::new(nets, bearoff, arithmetic(args))?)
 }
 
-/// Runs `trainer eval`; bad Position IDs are reported one per line and make
+/// Runs `trainer eval`; bad input lines are reported one per line and make
 /// the exit status 1, the others are still evaluated.
 pub fn run(args: &EvalArgs) -> Result<Outcome> {
     let evaluator = build_evaluator(args)?;
@@ -81,22 +82,16 @@ pub fn run(args: &EvalArgs) -> Result<Outcome> {
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let on_bad = |id: &str, err| eprintln!("trainer: error: bad Position ID {id:?}: {err}");
-    let result = if args.ids.is_empty() {
-        evaluate_ids(
-            &evaluator,
-            options,
-            io::stdin().lock().lines(),
-            &mut out,
-            on_bad,
-        )
+    let on_bad = |why: String| support::note!("trainer: error: {why}");
+    let summary = if args.ids.is_empty() {
+        let lines = BoundedLines::new(io::stdin().lock(), MAX_LINE);
+        evaluate_ids(&evaluator, options, lines, &mut out, on_bad)?
     } else {
-        let ids = args.ids.iter().map(Ok::<_, io::Error>);
-        evaluate_ids(&evaluator, options, ids, &mut out, on_bad)
-    };
-    let summary = match result.and_then(|s| out.flush().map(|()| s)) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(Outcome::Done),
-        r => r.context("cannot evaluate")?,
+        let ids = args
+            .ids
+            .iter()
+            .map(|id| Ok(Line::Text(id.clone().into_bytes())));
+        evaluate_ids(&evaluator, options, ids, &mut out, on_bad)?
     };
     Ok(if summary.bad > 0 {
         Outcome::Failed
