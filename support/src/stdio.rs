@@ -38,6 +38,9 @@ fn stdout_error(e: io::Error) -> io::Error {
 /// `eprintln!` that never panics: a line on stderr, errors ignored.
 #[macro_export]
 macro_rules! note {
+    () => {
+        $crate::stdio::stderr_line(format_args!(""))
+    };
     ($($arg:tt)*) => {
         $crate::stdio::stderr_line(format_args!($($arg)*))
     };

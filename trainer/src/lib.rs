@@ -6,3 +6,4 @@
 
 pub mod defaults;
 pub mod eval;
+pub mod evaluator_args;

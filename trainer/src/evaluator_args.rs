@@ -1,0 +1,84 @@
+//! The command-line options that choose an evaluator (weights, bearoff
+//! databases, arithmetic), shared by every tool that evaluates positions
+//! (`trainer eval`, `calibrate`).
+
+use crate::defaults::{self, NoWeights};
+use nets::{Arithmetic, BearoffDatabases, BearoffError, EvalError, Evaluator, WeightsError};
+use std::path::PathBuf;
+
+/// Weights, databases and arithmetic of an evaluator.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct EvaluatorArgs {
+    /// Weights file, text (gnubg.weights) or binary (gnubg.wd).
+    /// Default: $BGKIT_WEIGHTS, else /usr/lib/gnubg/gnubg.wd.
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
+    /// Bearoff database (repeatable): one one-sided and optionally one
+    /// two-sided file. Default: gnubg's installed gnubg_os0.bd and gnubg_ts0.bd.
+    #[arg(long, value_name = "FILE")]
+    pub bearoff: Vec<PathBuf>,
+    /// Debian's gnubg 1.07 arithmetic (fast-math build, portable emulation of
+    /// the reference CPU's approximate reciprocal). This is the default; the
+    /// flag is accepted for explicitness.
+    #[arg(long, conflicts_with_all = ["ieee", "reference"])]
+    pub gnubg_fastmath: bool,
+    /// Use this CPU's own `rcpps` instruction (x86-64) instead of the
+    /// emulation, i.e. what Debian's gnubg computes on this CPU.
+    #[arg(long, conflicts_with_all = ["ieee", "reference"])]
+    pub native_rcp: bool,
+    /// Portable IEEE f32 arithmetic (true division) instead of gnubg's
+    /// fast-math build; differs from gnubg by up to ~1e-3 on ~2 % of positions.
+    #[arg(long, conflicts_with = "reference")]
+    pub ieee: bool,
+    /// The scalar IEEE reference arithmetic (slower).
+    #[arg(long)]
+    pub reference: bool,
+}
+
+/// Why the evaluator could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum EvaluatorError {
+    /// No weights file given or installed.
+    #[error(transparent)]
+    NoWeights(#[from] NoWeights),
+    /// The weights file cannot be used.
+    #[error("cannot load weights {}: {error}", .path.display())]
+    Weights {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        error: WeightsError,
+    },
+    /// The bearoff databases cannot be used.
+    #[error(transparent)]
+    Bearoff(#[from] BearoffError),
+    /// The arithmetic is not available here.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+}
+
+impl EvaluatorArgs {
+    /// The arithmetic the flags select (gnubg 1.07's by default).
+    pub fn arithmetic(&self) -> Arithmetic {
+        if self.native_rcp {
+            Arithmetic::GnubgFastMathNative
+        } else if self.ieee {
+            Arithmetic::Ieee
+        } else if self.reference {
+            Arithmetic::Reference
+        } else {
+            Arithmetic::GnubgFastMath
+        }
+    }
+
+    /// Loads the weights and databases and builds the evaluator.
+    pub fn build(&self) -> Result<Evaluator, EvaluatorError> {
+        let path = defaults::weights(self.weights.as_deref())?;
+        let nets = nets::weights::load(&path).map_err(|error| EvaluatorError::Weights {
+            path: path.clone(),
+            error,
+        })?;
+        let bearoff = BearoffDatabases::open(&defaults::bearoff(&self.bearoff))?;
+        Ok(Evaluator::new(nets, bearoff, self.arithmetic())?)
+    }
+}
