@@ -89,34 +89,6 @@ static ROLL_WAYS: [[i8; 4]; 21] = [
     [13, 31, 36, 38],
 ];
 
-/// Ways to hit at each distance 1..=24 (index d − 1), in index order, −1
-/// terminated.
-static WAYS_AT: [[i8; 6]; 24] = ways_by_distance();
-
-const fn ways_by_distance() -> [[i8; 6]; 24] {
-    let mut t = [[-1i8; 6]; 24];
-    let mut k = 0;
-    while k < WAYS.len() {
-        let d = WAYS[k].pips as usize - 1;
-        let mut slot = 0;
-        while t[d][slot] >= 0 {
-            slot += 1;
-        }
-        t[d][slot] = k as i8;
-        k += 1;
-    }
-    t
-}
-
-/// Ways to hit at distance `d` (1..=24), in index order.
-#[inline]
-fn ways_at(d: usize) -> impl Iterator<Item = usize> {
-    WAYS_AT[d - 1]
-        .iter()
-        .take_while(|&&k| k >= 0)
-        .map(|&k| k as usize)
-}
-
 /// Highest set bit of `bits` at or below `from`.
 #[inline]
 fn highest(bits: u32, from: usize) -> Option<usize> {
@@ -160,31 +132,43 @@ pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
 
 /// For each of the 39 ways: the points of `me` (bit j = point j) from which
 /// that way hits a blot of `opp` that gnubg 1.07 considers.
+///
+/// Computed with bit masks over my numbering: a way of `d` pips hits from
+/// `j` the blot at `j − d`, and it is blocked for a blot at `b` when the
+/// opponent has made the intermediate point `b + k` (all of them needed, or
+/// either of two), so each way is a few shifts of whole boards.
 fn hitting_ways(me: &[u8; 25], opp: &[u8; 25]) -> [u32; 39] {
     // gnubg 1.07 counts occupied home points (1.08 counts made points).
     let n_board = me[..6].iter().filter(|&&c| c > 0).count();
-    let mut hit = [0u32; 39];
     let top = if n_board > 2 { 23 } else { 21 };
-    for i in (0..=top).rev() {
-        if opp[i] != 1 {
-            continue;
+    let mut shooters = 0u32;
+    for (j, &c) in me.iter().enumerate() {
+        if c != 0 && !(j < 6 && c == 2) {
+            shooters |= 1 << j;
         }
-        for (j, &c) in me.iter().enumerate().skip(24 - i) {
-            if c == 0 || (j < 6 && c == 2) {
-                continue;
+    }
+    // The opponent's blots (those gnubg considers) and made points, in my
+    // numbering: its point i is my point 23 − i.
+    let (mut blots, mut made) = (0u32, 0u32);
+    for (i, &c) in opp[..24].iter().enumerate() {
+        blots |= u32::from(c == 1 && i <= top) << (23 - i);
+        made |= u32::from(c > 1) << (23 - i);
+    }
+    let mut hit = [0u32; 39];
+    if blots == 0 {
+        return hit;
+    }
+    for (h, w) in hit.iter_mut().zip(&WAYS) {
+        let blocked = if w.all {
+            if w.faces > 1 {
+                via(w).fold(0, |acc, k| acc | made >> k)
+            } else {
+                0
             }
-            for r in ways_at(j + i - 23) {
-                let w = &WAYS[r];
-                let blocked = if w.all {
-                    w.faces > 1 && via(w).any(|k| opp[i - k] > 1)
-                } else {
-                    opp[i - usize::from(w.via[0])] > 1 && opp[i - usize::from(w.via[1])] > 1
-                };
-                if !blocked {
-                    hit[r] |= 1 << j;
-                }
-            }
-        }
+        } else {
+            via(w).fold(u32::MAX, |acc, k| acc & made >> k)
+        };
+        *h = shooters & ((blots & !blocked) << w.pips);
     }
     hit
 }
