@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark: bgkit's calibrate vs gnubg 1.07's `calibrate`
+# (Debian's `gnubg -t`), same machine, same run, 1 and 2 threads. Each case
+# runs REPS times per tool (default 3), alternating; medians and the ratio
+# are printed as a Markdown table.
+#
+# Usage: benches/compare-calibrate.sh     (needs /usr/games/gnubg: apt-get install gnubg)
+#        REPS=5 ITERATIONS=200 benches/compare-calibrate.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps="${REPS:-3}"
+iterations="${ITERATIONS:-100}"
+cargo build --release -q -p bgkit-benches
+ours="${CARGO_TARGET_DIR:-$PWD/target}/release/calibrate"
+gnubg=/usr/games/gnubg
+[ -x "$gnubg" ] || { echo "gnubg not found: apt-get install -y gnubg" >&2; exit 1; }
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# the N of a "Calibration result: N static evaluations/second." line
+figure() { tr '\r' '\n' | sed -n 's/^Calibration result: \([0-9]*\) static evaluations\/second\.$/\1/p' | tail -1; }
+
+gnubg_once() {
+  printf 'set threads %s\ncalibrate %s\n' "$1" "$iterations" | "$gnubg" -t -q 2>/dev/null | figure
+}
+
+ours_once() {
+  "$ours" --threads "$1" --iterations "$iterations" | figure
+}
+
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $iterations batches of 1024 per run; reps: $reps (medians)"
+echo
+echo "| threads | gnubg 1.07 evals/s | bgkit evals/s | ratio |"
+echo "|---|---|---|---|"
+for threads in 1 2; do
+  g=""; o=""
+  for i in $(seq "$reps"); do
+    g="$g $(gnubg_once "$threads")"
+    o="$o $(ours_once "$threads")"
+  done
+  gm=$(echo $g | tr ' ' '\n' | median)
+  om=$(echo $o | tr ' ' '\n' | median)
+  ratio=$(awk -v a="$om" -v b="$gm" 'BEGIN { printf "%.2fx", a / b }')
+  echo "| $threads | $gm | $om | $ratio |"
+done
