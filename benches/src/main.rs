@@ -99,6 +99,7 @@ fn run(cli: Cli) -> Result<Outcome> {
                 "seconds": result.seconds,
                 "threads": threads,
                 "arithmetic": format!("{:?}", evaluator.arithmetic()),
+                "simd": format!("{:?}", evaluator.simd()),
             })
         )?;
     } else {

@@ -7,7 +7,10 @@ use test_support::{assert_one_line_failure, assert_success};
 const BIN: &str = env!("CARGO_BIN_EXE_calibrate");
 
 fn calibrate(args: &[&str]) -> std::process::Output {
-    Command::new(BIN).args(args).output().expect("run calibrate")
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run calibrate")
 }
 
 #[test]
@@ -24,7 +27,11 @@ fn the_last_line_is_gnubgs_and_iterations_count_across_threads() {
             .unwrap_or_else(|| panic!("last line: {last:?}"));
         assert!(n.parse::<u64>().unwrap() > 0, "{last}");
         let per_thread: Vec<&&str> = lines.iter().filter(|l| l.starts_with("thread ")).collect();
-        assert_eq!(per_thread.len(), threads.parse::<usize>().unwrap(), "{text}");
+        assert_eq!(
+            per_thread.len(),
+            threads.parse::<usize>().unwrap(),
+            "{text}"
+        );
         // Four batches in total, whatever the thread count.
         let evaluations: u64 = per_thread
             .iter()

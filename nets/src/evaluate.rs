@@ -5,7 +5,7 @@
 use crate::arith::Arithmetic;
 use crate::bearoff_eval::BearoffDatabases;
 use crate::classify::{classify, Class};
-use crate::forward::forward;
+use crate::forward::{forward, Simd};
 use crate::inputs::{contact_inputs, crashed_inputs, race_inputs, MAX_INPUTS};
 use crate::net::{NetKind, Nets};
 use crate::race_backgammon::race_backgammon_override;
@@ -19,6 +19,9 @@ pub enum EvalError {
     /// The requested arithmetic needs another CPU architecture.
     #[error("the gnubg fast-math arithmetic needs an x86-64 CPU")]
     Unsupported,
+    /// The requested vector instructions are not on this CPU.
+    #[error("this CPU cannot run the {0:?} code path")]
+    Simd(Simd),
 }
 
 /// A position's class and its five outputs (win, win gammon, win
@@ -60,6 +63,7 @@ pub struct Evaluator {
     nets: Nets,
     bearoff: BearoffDatabases,
     arith: Arithmetic,
+    simd: Simd,
 }
 
 impl Evaluator {
@@ -76,7 +80,23 @@ impl Evaluator {
             nets,
             bearoff,
             arith,
+            simd: Simd::Auto,
         })
+    }
+
+    /// The same evaluator on the given vector instructions (same results,
+    /// other speed); fails if this CPU cannot run them.
+    pub fn with_simd(mut self, simd: Simd) -> Result<Evaluator, EvalError> {
+        if !simd.is_available() {
+            return Err(EvalError::Simd(simd));
+        }
+        self.simd = simd;
+        Ok(self)
+    }
+
+    /// The vector instructions in use.
+    pub fn simd(&self) -> Simd {
+        self.simd
     }
 
     /// Fresh per-thread buffers sized for these nets.
@@ -154,7 +174,14 @@ impl Evaluator {
     pub fn run_net(&self, kind: NetKind, inputs: &[f32], scratch: &mut Scratch) -> Probabilities {
         let mut out = [0f32; 5];
         let net = self.nets.get(kind);
-        forward(net, inputs, &mut scratch.net.hidden, &mut out, self.arith);
+        forward(
+            net,
+            inputs,
+            &mut scratch.net.hidden,
+            &mut out,
+            self.arith,
+            self.simd,
+        );
         out
     }
 
@@ -216,6 +243,7 @@ impl Evaluator {
             &mut s.hidden,
             &mut out,
             self.arith,
+            self.simd,
         );
         if class == Class::Race {
             race_backgammon_override(board, &mut out, &self.bearoff, self.arith);

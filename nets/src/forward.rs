@@ -7,17 +7,78 @@ use crate::arith::Arithmetic;
 use crate::net::Net;
 use crate::sigmoid::{sigmoid, simd_denominator, simd_select, TABLE};
 
+/// Which vector instructions the hidden layer runs on. Every level computes
+/// the same bits (no fused multiply-add, element-wise accumulation); the
+/// choice only changes the speed, and tests force each level in turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Simd {
+    /// The widest level this CPU has.
+    #[default]
+    Auto,
+    /// AVX2 (x86-64 CPUs that have it).
+    Avx2,
+    /// The architecture's baseline (SSE2 on x86-64): the portable code.
+    Baseline,
+}
+
+impl Simd {
+    /// Whether this CPU can run the level.
+    pub fn is_available(self) -> bool {
+        match self {
+            Simd::Auto | Simd::Baseline => true,
+            Simd::Avx2 => has_avx2(),
+        }
+    }
+
+    /// The levels this CPU can run, `Auto` excluded.
+    pub fn available() -> Vec<Simd> {
+        [Simd::Avx2, Simd::Baseline]
+            .into_iter()
+            .filter(|s| s.is_available())
+            .collect()
+    }
+
+    /// Whether this level uses AVX2.
+    #[inline]
+    fn avx2(self) -> bool {
+        match self {
+            Simd::Auto => has_avx2(),
+            Simd::Avx2 => true,
+            Simd::Baseline => false,
+        }
+    }
+}
+
+#[inline]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Runs `net` on inputs `x`, writing its outputs to `out`. `hidden` is scratch
 /// space of at least `net.hidden()` values. `x.len()` must be `net.inputs()`
 /// and `out.len()` `net.outputs()`.
-pub fn forward(net: &Net, x: &[f32], hidden: &mut [f32], out: &mut [f32], arith: Arithmetic) {
+pub fn forward(
+    net: &Net,
+    x: &[f32],
+    hidden: &mut [f32],
+    out: &mut [f32],
+    arith: Arithmetic,
+    simd: Simd,
+) {
     assert_eq!(
         out.len(),
         net.outputs(),
         "output vector has the wrong length"
     );
     let h = &mut hidden[..net.hidden()];
-    hidden_layer(net, x, h, arith);
+    hidden_layer(net, x, h, arith, simd);
     let beta = -net.beta_output();
     output_sums(net, h, out, arith);
     for o in out.iter_mut() {
@@ -26,13 +87,19 @@ pub fn forward(net: &Net, x: &[f32], hidden: &mut [f32], out: &mut [f32], arith:
 }
 
 /// The hidden activations of `net` for inputs `x`, into `h[..net.hidden()]`.
-pub fn hidden_layer(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
+///
+/// # Panics
+/// If `simd` is a level this CPU cannot run (see [`Simd::is_available`]).
+pub fn hidden_layer(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic, simd: Simd) {
     assert_eq!(x.len(), net.inputs(), "input vector has the wrong length");
     let h = &mut h[..net.hidden()];
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        avx2::hidden_layer(net, x, h, arith);
-        return;
+    if simd.avx2() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert!(has_avx2(), "this CPU has no AVX2");
+            avx2::hidden_layer(net, x, h, arith);
+            return;
+        }
     }
     hidden_layer_portable(net, x, h, arith);
 }
@@ -111,12 +178,18 @@ pub fn output_sums(net: &Net, h: &[f32], out: &mut [f32], arith: Arithmetic) {
 /// Pre-sigmoid hidden sums: biases, then for each non-zero input in index
 /// order `h += w` (input exactly 1) or `h += w·a` (multiply, then add).
 /// Element-wise, so every SIMD width computes the same bits.
+///
+/// # Panics
+/// If `simd` is a level this CPU cannot run.
 #[inline]
-pub fn accumulate_hidden(net: &Net, x: &[f32], h: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        avx2::accumulate(net, x, h);
-        return;
+pub fn accumulate_hidden(net: &Net, x: &[f32], h: &mut [f32], simd: Simd) {
+    if simd.avx2() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert!(has_avx2(), "this CPU has no AVX2");
+            avx2::accumulate(net, x, h);
+            return;
+        }
     }
     accumulate_portable(net, x, h);
 }
@@ -150,7 +223,8 @@ mod avx2 {
     #[allow(unsafe_code)]
     pub(super) fn accumulate(net: &Net, x: &[f32], h: &mut [f32]) {
         // SAFETY: the caller checked at run time that this CPU supports
-        // AVX2, the only requirement of the `target_feature` function.
+        // AVX2 (`has_avx2`), the only requirement of the `target_feature`
+        // function.
         unsafe { accumulate_avx2(net, x, h) }
     }
 

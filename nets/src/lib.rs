@@ -43,6 +43,7 @@ pub use bearoff_eval::{BearoffDatabases, BearoffError, BearoffFile};
 pub use classify::{classify, Class};
 pub use error::WeightsError;
 pub use evaluate::{EvalError, Evaluation, Evaluator, Scratch};
+pub use forward::Simd;
 pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
 pub use net::{Net, NetKind, NetShape, Nets};
 

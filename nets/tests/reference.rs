@@ -6,6 +6,7 @@ mod common;
 use common::{error, evaluator, reference_0ply, reference_1ply, MaxErrors};
 use nets::approx_reciprocal::{native_matches_reference, native_mismatches};
 use nets::forward::{hidden_layer, output_sums};
+use nets::Simd;
 use nets::{Arithmetic, Class, Evaluator};
 
 fn check_0ply(arith: Arithmetic, tol: f64) -> MaxErrors {
@@ -63,9 +64,10 @@ fn fast_math_emulation_matches_gnubg_at_1_ply() {
     assert!(check_1ply(Arithmetic::GnubgFastMath, 1e-6).max() < 1e-7);
 }
 
-/// Every output of every position, as gnubg's exact f32 bits.
-fn check_bits(arith: Arithmetic) {
-    let eval = evaluator(arith);
+/// Every output of every position, as gnubg's exact f32 bits, on the given
+/// vector instructions.
+fn check_bits(arith: Arithmetic, simd: Simd) {
+    let eval = evaluator(arith).with_simd(simd).expect("level available");
     let mut s = eval.scratch();
     let files = [
         (include_str!("fixtures/gnubg_bits_0ply.tsv"), 0),
@@ -79,7 +81,7 @@ fn check_bits(arith: Arithmetic) {
             let got = e.outputs.map(f32::to_bits);
             assert_eq!(
                 got, r.outputs,
-                "{} {plies}-ply prune={} {arith:?}: {:?}",
+                "{} {plies}-ply prune={} {arith:?} {simd:?}: {:?}",
                 r.id, r.prune, e.outputs
             );
             n += 1;
@@ -90,7 +92,19 @@ fn check_bits(arith: Arithmetic) {
 
 #[test]
 fn fast_math_emulation_is_bit_identical_to_gnubg() {
-    check_bits(Arithmetic::GnubgFastMath);
+    check_bits(Arithmetic::GnubgFastMath, Simd::Auto);
+}
+
+/// Each vector-instruction level forced in turn computes the same bits.
+#[test]
+fn every_simd_level_is_bit_identical_to_gnubg() {
+    let levels = Simd::available();
+    if cfg!(target_arch = "x86_64") && !levels.contains(&Simd::Avx2) {
+        eprintln!("NOTE: this CPU has no AVX2; only the baseline level is checked");
+    }
+    for simd in levels {
+        check_bits(Arithmetic::GnubgFastMath, simd);
+    }
 }
 
 #[test]
@@ -107,7 +121,7 @@ fn native_rcpps_matches_reference_cpu() {
     );
     check_0ply(Arithmetic::GnubgFastMathNative, 1e-6);
     check_1ply(Arithmetic::GnubgFastMathNative, 1e-6);
-    check_bits(Arithmetic::GnubgFastMathNative);
+    check_bits(Arithmetic::GnubgFastMathNative, Simd::Auto);
 }
 
 /// The cell of gnubg's table sigmoid an argument falls in (branch and index).
@@ -125,7 +139,13 @@ fn output_cell_flips(a: &Evaluator, b: &Evaluator, board: &board::Board) -> usiz
         let kind = ev.inputs(board, class, &mut inputs).expect("a net class");
         let net = ev.nets().get(kind);
         let mut h = vec![0f32; net.hidden()];
-        hidden_layer(net, &inputs[..net.inputs()], &mut h, ev.arithmetic());
+        hidden_layer(
+            net,
+            &inputs[..net.inputs()],
+            &mut h,
+            ev.arithmetic(),
+            ev.simd(),
+        );
         output_sums(net, &h, arg, ev.arithmetic());
         for v in arg.iter_mut() {
             *v *= -net.beta_output();

@@ -3,7 +3,7 @@
 //! (`trainer eval`, `calibrate`).
 
 use crate::defaults::{self, NoWeights};
-use nets::{Arithmetic, BearoffDatabases, BearoffError, EvalError, Evaluator, WeightsError};
+use nets::{Arithmetic, BearoffDatabases, BearoffError, EvalError, Evaluator, Simd, WeightsError};
 use std::path::PathBuf;
 
 /// Weights, databases and arithmetic of an evaluator.
@@ -33,6 +33,32 @@ pub struct EvaluatorArgs {
     /// The scalar IEEE reference arithmetic (slower).
     #[arg(long)]
     pub reference: bool,
+    /// Vector instructions of the net's hidden layer: every level computes
+    /// the same bits; only the speed differs.
+    #[arg(long, value_enum, default_value_t = SimdLevel::Auto)]
+    pub simd: SimdLevel,
+}
+
+/// `--simd`: the vector instructions to use.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SimdLevel {
+    /// The widest this CPU has.
+    #[default]
+    Auto,
+    /// AVX2.
+    Avx2,
+    /// The architecture's baseline (SSE2 on x86-64).
+    Baseline,
+}
+
+impl From<SimdLevel> for Simd {
+    fn from(level: SimdLevel) -> Simd {
+        match level {
+            SimdLevel::Auto => Simd::Auto,
+            SimdLevel::Avx2 => Simd::Avx2,
+            SimdLevel::Baseline => Simd::Baseline,
+        }
+    }
 }
 
 /// Why the evaluator could not be built.
@@ -79,6 +105,6 @@ impl EvaluatorArgs {
             error,
         })?;
         let bearoff = BearoffDatabases::open(&defaults::bearoff(&self.bearoff))?;
-        Ok(Evaluator::new(nets, bearoff, self.arithmetic())?)
+        Ok(Evaluator::new(nets, bearoff, self.arithmetic())?.with_simd(self.simd.into())?)
     }
 }
