@@ -68,7 +68,7 @@ pub enum EvaluatorError {
     #[error(transparent)]
     NoWeights(#[from] NoWeights),
     /// The weights file cannot be used.
-    #[error("cannot load weights {}: {error}", .path.display())]
+    #[error("{}", weights_message(path, error))]
     Weights {
         /// The file.
         path: PathBuf,
@@ -81,6 +81,15 @@ pub enum EvaluatorError {
     /// The arithmetic is not available here.
     #[error(transparent)]
     Eval(#[from] EvalError),
+}
+
+/// "cannot load weights FILE: why", naming the file once (an I/O error
+/// already names it).
+fn weights_message(path: &std::path::Path, error: &WeightsError) -> String {
+    match error {
+        WeightsError::Io { .. } => format!("cannot load weights {error}"),
+        _ => format!("cannot load weights {}: {error}", path.display()),
+    }
 }
 
 impl EvaluatorArgs {

@@ -125,3 +125,17 @@ fn sigbus_is_reported_on_one_line() {
         "{line}"
     );
 }
+
+/// Case 16: a missing weights file is named once, its OS error said once.
+#[test]
+fn a_missing_weights_file_is_reported_once() {
+    let out = Command::new(BIN)
+        .args(["eval", "--weights", "/nonexistent/missing.wd", START])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let (line, problems) = error_line_problems(&out);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(line.matches("missing.wd").count(), 1, "{line}");
+    assert_eq!(line.matches("No such file").count(), 1, "{line}");
+}

@@ -104,6 +104,23 @@ fn via(w: &Way) -> impl Iterator<Item = usize> + '_ {
         .map(|&k| usize::from(k))
 }
 
+/// Each way's intermediate distances as a mask (bit l: a stop l pips on).
+static VIA: [u32; 39] = via_masks();
+
+const fn via_masks() -> [u32; 39] {
+    let mut t = [0u32; 39];
+    let mut r = 0;
+    while r < 39 {
+        let mut k = 0;
+        while k < 3 && WAYS[r].via[k] > 0 {
+            t[r] |= 1 << WAYS[r].via[k];
+            k += 1;
+        }
+        r += 1;
+    }
+    t
+}
+
 /// (np, n1, n2): weighted pips lost, rolls hitting at least one blot, rolls
 /// hitting two or more, for `me` shooting at `opp`'s blots.
 pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
@@ -111,11 +128,16 @@ pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
     if hit.iter().all(|&h| h == 0) {
         return (0, 0, 0);
     }
+    // The opponent's blots in its numbering (bit i: a single chequer on i).
+    let blots = opp
+        .iter()
+        .enumerate()
+        .fold(0u32, |m, (i, &c)| m | (u32::from(c == 1) << i));
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
     for ways in &ROLL_WAYS {
         let (pips, chequers) = match me[24] {
-            0 => from_the_board(me, opp, &hit, ways),
-            1 => entering_one(opp, &hit, ways),
+            0 => from_the_board(me, blots, &hit, ways),
+            1 => entering_one(opp, blots, &hit, ways),
             _ => entering_two(&hit, ways),
         };
         let w = if ways[3] > 0 { 1 } else { 2 };
@@ -174,7 +196,7 @@ fn hitting_ways(me: &[u8; 25], opp: &[u8; 25]) -> [u32; 39] {
 }
 
 /// (pips lost, chequers hit) for one roll (`ways`) with nothing on the bar.
-fn from_the_board(me: &[u8; 25], opp: &[u8; 25], hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
+fn from_the_board(me: &[u8; 25], blots: u32, hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
     let double = ways[3] >= 0;
     let (mut p, mut c) = (0i32, 0u32);
     let mut used: i32 = -1;
@@ -200,7 +222,8 @@ fn from_the_board(me: &[u8; 25], opp: &[u8; 25], hit: &[u32; 39], ways: &[i8; 4]
             }
             let k = highest(bits, 23).map_or(-1, |k| k as i32);
             p = p.max(k - i32::from(w.pips) + 1);
-            if via(w).any(|l| opp[(23 - k) as usize + l] == 1) {
+            // An intermediate stop on another blot hits it too.
+            if (blots >> (23 - k)) & VIA[r as usize] != 0 {
                 c += 1;
             }
         }
@@ -210,7 +233,7 @@ fn from_the_board(me: &[u8; 25], opp: &[u8; 25], hit: &[u32; 39], ways: &[i8; 4]
 
 /// (pips lost, chequers hit) for one roll with one chequer on the bar: it
 /// must enter first (or hit as it enters).
-fn entering_one(opp: &[u8; 25], hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
+fn entering_one(opp: &[u8; 25], blots: u32, hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
     let (mut p, mut c) = (0i32, 0u32);
     let mut entered_elsewhere = false;
     for (j, &r) in ways.iter().enumerate().take_while(|(_, &r)| r >= 0) {
@@ -243,7 +266,7 @@ fn entering_one(opp: &[u8; 25], hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
                 c = 1;
             }
             p = p.max(25 - i32::from(w.pips));
-            if via(w).any(|l| opp[l + 1] == 1) {
+            if (blots >> 1) & VIA[r as usize] != 0 {
                 c += 1;
             }
         }
