@@ -176,7 +176,8 @@ pub fn output_sums(net: &Net, h: &[f32], out: &mut [f32], arith: Arithmetic) {
 }
 
 /// Pre-sigmoid hidden sums: biases, then for each non-zero input in index
-/// order `h += w` (input exactly 1) or `h += w·a` (multiply, then add).
+/// order `h += w·a` (multiply, then add; for an input of exactly 1 that is
+/// `h += w`).
 /// Element-wise, so every SIMD width computes the same bits.
 ///
 /// # Panics
@@ -196,18 +197,24 @@ pub fn accumulate_hidden(net: &Net, x: &[f32], h: &mut [f32], simd: Simd) {
 
 #[inline(always)]
 fn accumulate_portable(net: &Net, x: &[f32], h: &mut [f32]) {
+    const CHUNK: usize = 256;
     let n = h.len();
     h.copy_from_slice(net.hidden_thresholds());
-    for (row, &a) in net.hidden_weights().chunks_exact(n).zip(x) {
-        if a == 0.0 {
-            continue;
+    let weights = net.hidden_weights();
+    for (c, xs) in x.chunks(CHUNK).enumerate() {
+        // The non-zero inputs of the chunk, listed without a branch per
+        // input (which inputs are zero is unpredictable).
+        let mut nonzero = [0u16; CHUNK];
+        let mut count = 0;
+        for (k, &a) in xs.iter().enumerate() {
+            nonzero[count] = k as u16;
+            count += usize::from(a != 0.0);
         }
-        if a == 1.0 {
-            for (hj, &w) in h.iter_mut().zip(row) {
-                *hj += w;
-            }
-        } else {
-            for (hj, &w) in h.iter_mut().zip(row) {
+        for &k in &nonzero[..count] {
+            let r = c * CHUNK + usize::from(k);
+            let a = x[r];
+            // `w · 1` is exactly `w`, so inputs of 1 need no branch either.
+            for (hj, &w) in h.iter_mut().zip(&weights[r * n..(r + 1) * n]) {
                 *hj += w * a;
             }
         }
