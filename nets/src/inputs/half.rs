@@ -72,8 +72,8 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
     out[CONTAIN] = c;
     out[CONTAIN2] = c * c;
 
+    // Empty points add 0: no branch on them.
     let mobility: u32 = (6..25)
-        .filter(|&i| me[i] > 0)
         .map(|i| (i as u32 - 5) * u32::from(me[i]) * escapes(opp_made, i as i32))
         .sum();
     out[MOBILITY] = div.div(mobility as f32, 3600.0);
@@ -91,7 +91,7 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
     // `w / (tot · 11)`; gnubg's fast-math build reassociates it to
     // `(w · (1/11)) / tot` (verified bit for bit; not
     // `w · (1/(tot · 11))`).
-    out[BACKBONE] = match backbone(me) {
+    out[BACKBONE] = match backbone(me, my_made) {
         (_, 0) => 0.0,
         (w, tot) => {
             let v = match div {
@@ -119,18 +119,15 @@ fn timing(me: &[u8; 25], n_opp_back: i32) -> i32 {
     let mut no = m(24);
     let mut i = 23;
     while i >= 12 && i > n_opp_back {
-        if m(i) != 0 && m(i) != 2 {
-            let c = if m(i) > 2 { m(i) - 2 } else { 1 };
-            no += c;
-            t += i * c;
-        }
+        // Spares beyond a made point, and a blot: 0 for 0 or 2 chequers.
+        let c = (m(i) - 2).max(0) + i32::from(m(i) == 1);
+        no += c;
+        t += i * c;
         i -= 1;
     }
     while i >= 6 {
-        if m(i) > 0 {
-            no += m(i);
-            t += i * m(i);
-        }
+        no += m(i);
+        t += i * m(i);
         i -= 1;
     }
     for i in (0..6).rev() {
@@ -195,26 +192,28 @@ fn enter_loss(opp: &[u8; 25], two: bool) -> i32 {
     loss
 }
 
-/// BACKBONE's (w, tot): every made point compared with the most advanced one.
-fn backbone(me: &[u8; 25]) -> (i32, i32) {
-    let (mut first, mut w, mut tot) = (None, 0, 0);
-    for p in (1..24).rev() {
-        if me[p] < 2 {
-            continue;
-        }
-        match first {
-            None => first = Some(p),
-            Some(pa) => {
-                let d = pa - p;
-                let c = match d {
-                    0..=6 => 11,
-                    7..=11 => 13 - d as i32,
-                    _ => 0,
-                };
-                w += c * i32::from(me[pa]);
-                tot += i32::from(me[pa]);
-            }
-        }
+/// BACKBONE's (w, tot): every made point compared with the most advanced one
+/// (points 1–23; `made` has bit p for a point with two or more chequers).
+fn backbone(me: &[u8; 25], made: u32) -> (i32, i32) {
+    let mut rest = made & 0x00FF_FFFE;
+    if rest == 0 {
+        return (0, 0);
+    }
+    let top = 31 - rest.leading_zeros() as usize;
+    rest &= !(1 << top);
+    let weight = i32::from(me[top]);
+    let (mut w, mut tot) = (0, 0);
+    while rest != 0 {
+        let p = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let d = top - p;
+        let c = match d {
+            0..=6 => 11,
+            7..=11 => 13 - d as i32,
+            _ => 0,
+        };
+        w += c * weight;
+        tot += weight;
     }
     (w, tot)
 }
