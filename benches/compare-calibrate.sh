@@ -4,14 +4,21 @@
 # runs REPS times per tool (default 3), alternating; medians and the ratio
 # are printed as a Markdown table.
 #
+# With CHART=FILE.png, also draws the figures (bench-chart, plotters).
+#
 # Usage: benches/compare-calibrate.sh     (needs /usr/games/gnubg: apt-get install gnubg)
 #        REPS=5 ITERATIONS=200 benches/compare-calibrate.sh
+#        CHART=docs/calibrate-threads.png benches/compare-calibrate.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps="${REPS:-3}"
 iterations="${ITERATIONS:-100}"
 cargo build --release -q -p bgkit-benches
-ours="${CARGO_TARGET_DIR:-$PWD/target}/release/calibrate"
+bin="${CARGO_TARGET_DIR:-$PWD/target}/release"
+ours="$bin/calibrate"
+csv="$(mktemp)"
+trap 'rm -f "$csv"' EXIT
+echo "threads,gnubg,bgkit" >"$csv"
 gnubg=/usr/games/gnubg
 [ -x "$gnubg" ] || { echo "gnubg not found: apt-get install -y gnubg" >&2; exit 1; }
 
@@ -43,4 +50,10 @@ for threads in 1 2; do
   om=$(echo $o | tr ' ' '\n' | median)
   ratio=$(awk -v a="$om" -v b="$gm" 'BEGIN { printf "%.2fx", a / b }')
   echo "| $threads | $gm | $om | $ratio |"
+  echo "$threads,$gm,$om" >>"$csv"
 done
+if [ -n "${CHART:-}" ]; then
+  "$bin/bench-chart" "$csv" -o "$CHART"
+  echo
+  echo "chart: $CHART"
+fi

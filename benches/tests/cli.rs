@@ -71,3 +71,37 @@ fn bad_input_is_one_line() {
         assert_one_line_failure(BIN, "calibrate", args, needle);
     }
 }
+
+/// `bench-chart` draws a CSV of side-by-side figures as a PNG of the
+/// promised size, and refuses a malformed CSV with one line.
+#[test]
+fn bench_chart_writes_a_png() {
+    let chart = env!("CARGO_BIN_EXE_bench-chart");
+    let dir = test_support::tempdir("bgkit-chart-test.");
+    let csv = dir.path().join("c.csv");
+    std::fs::write(
+        &csv,
+        "threads,gnubg,bgkit\n1,166101,312188\n2,216668,540301\n",
+    )
+    .unwrap();
+    let png = dir.path().join("c.png");
+    let out = Command::new(chart)
+        .arg(&csv)
+        .arg("-o")
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert_success(&out, "bench-chart");
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!((be(16), be(20)), (800, 500), "IHDR width and height");
+    std::fs::write(&csv, "threads,gnubg\n1,2\n").unwrap();
+    let csv = csv.to_str().unwrap();
+    assert_one_line_failure(
+        chart,
+        "bench-chart",
+        &[csv, "-o", "x.png"],
+        "threads,gnubg,bgkit",
+    );
+}
