@@ -82,6 +82,19 @@ pub fn md5_hex(mut reader: impl std::io::Read) -> std::io::Result<String> {
     Ok(format!("{:x}", hasher.finalize()))
 }
 
+/// Writes with `fill` into `out` and returns the hex MD5 of what was
+/// written (the output is flushed).
+pub fn write_hashed(
+    out: &mut dyn std::io::Write,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<String> {
+    use std::io::Write;
+    let mut hashing = HashingWriter::new(out);
+    fill(&mut hashing)?;
+    hashing.flush()?;
+    Ok(hashing.finish().1)
+}
+
 /// A writer that computes the MD5 of everything written through it.
 pub struct HashingWriter<W> {
     inner: W,

@@ -2,12 +2,11 @@
 
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
-use databases::published::{md5_hex, published_md5, HashingWriter};
+use databases::published::{md5_hex, published_md5, write_hashed};
 use databases::verify::first_bad_record;
 use databases::{Database, Kind};
 use makebearoff::one_sided::{check_old_one_sided, one_sided_job, OneSidedOptions};
 use makebearoff::two_sided::{check_old_two_sided, TwoSidedJob, TwoSidedOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -295,12 +294,7 @@ fn generate(
 /// caller); returns it and its MD5 (hex).
 fn write_output(out_path: &Path, job: &dyn Job) -> std::io::Result<(AtomicFile, String)> {
     let mut output = AtomicFile::create(out_path)?;
-    let md5 = output.write_all_with(|w| {
-        let mut hashing = HashingWriter::new(w);
-        job.write(&mut hashing)?;
-        hashing.flush()?;
-        Ok(hashing.finish().1)
-    })?;
+    let md5 = output.write_all_with(|w| write_hashed(w, |w| job.write(w)))?;
     Ok((output, md5))
 }
 

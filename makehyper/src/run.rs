@@ -3,11 +3,10 @@
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
 use databases::hyper::{check_file, file_len};
-use databases::published::HashingWriter;
+use databases::published::write_hashed;
 use databases::verify::first_bad_record;
 use databases::Database;
 use makehyper::{memory_estimate, HyperSolver};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -33,11 +32,7 @@ fn save(solver: &HyperSolver, path: &Path, bytes: &mut Vec<u8>) -> Result<String
     let cannot = || format!("cannot write {}", path.display());
     let mut file = AtomicFile::create(path).with_context(cannot)?;
     let md5 = file
-        .write_all_with(|w| {
-            let mut hashing = HashingWriter::new(w);
-            hashing.write_all(bytes)?;
-            Ok(hashing.finish().1)
-        })
+        .write_all_with(|w| write_hashed(w, |w| w.write_all(bytes)))
         .with_context(cannot)?;
     file.commit().with_context(cannot)?;
     Ok(md5)
