@@ -8,10 +8,18 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
+use image::codecs::png::PngEncoder;
+use image::{ColorType, ImageEncoder};
 use plotters::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use support::atomic::AtomicFile;
 use support::cli::Outcome;
+
+/// The chart's width in pixels.
+const WIDTH: u32 = 800;
+/// The chart's height in pixels.
+const HEIGHT: u32 = 500;
 
 /// Draw a benchmark CSV (threads,gnubg,bgkit) as a PNG chart.
 #[derive(Parser, Debug)]
@@ -78,14 +86,9 @@ fn draw(cli: &Cli, rows: &[(u32, f64, f64)]) -> Result<()> {
         .map_err(|_| anyhow::anyhow!("{} is not a TrueType font", cli.font.display()))?;
     let max_threads = rows.iter().map(|r| r.0).max().unwrap_or(1);
     let max_rate = rows.iter().map(|r| r.1.max(r.2)).fold(0.0, f64::max) * 1.15;
-    // Drawn to a temporary PNG next to the output, renamed when complete.
-    let dir = support::atomic::parent_dir(&cli.output);
-    let tmp = tempfile::Builder::new()
-        .prefix(".bench-chart.")
-        .suffix(".png")
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    let area = BitMapBackend::new(tmp.path(), (800, 500)).into_drawing_area();
+    // Drawn in memory, then encoded into an atomic file.
+    let mut pixels = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
+    let area = BitMapBackend::with_buffer(&mut pixels, (WIDTH, HEIGHT)).into_drawing_area();
     let fail =
         |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot draw {}: {e}", cli.output.display());
     area.fill(&WHITE).map_err(|e| fail(&e))?;
@@ -135,14 +138,15 @@ fn draw(cli: &Cli, rows: &[(u32, f64, f64)]) -> Result<()> {
     area.present().map_err(|e| fail(&e))?;
     drop(chart);
     drop(area);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Charts are not secret: readable like any file the user writes.
-        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644));
-    }
-    tmp.persist(&cli.output)
-        .with_context(|| format!("cannot write {}", cli.output.display()))?;
+    let cannot = || format!("cannot write {}", cli.output.display());
+    let mut file = AtomicFile::create(&cli.output).with_context(cannot)?;
+    file.write_all_with(|w| {
+        PngEncoder::new(w)
+            .write_image(&pixels, WIDTH, HEIGHT, ColorType::Rgb8)
+            .map_err(std::io::Error::other)
+    })
+    .with_context(cannot)?;
+    file.commit().with_context(cannot)?;
     Ok(())
 }
 
