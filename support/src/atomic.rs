@@ -19,6 +19,18 @@ pub fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
+/// A hidden file next to `path` for bgkit's own use: `.NAME` followed by
+/// `suffix` (temporaries, spares, locks), in `path`'s directory.
+pub fn hidden_sibling(path: &Path, suffix: &str) -> PathBuf {
+    parent_dir(path).join(format!(".{}{suffix}", file_name(path)))
+}
+
+/// The file name of `path` (`out` if it has none), as text.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned())
+}
+
 /// The file an output path names: the path itself if it is missing or a
 /// regular file, the file a symbolic link points to if that is a regular
 /// file. Anything else (a directory, a device such as `/dev/null`, a FIFO,
@@ -132,11 +144,8 @@ impl AtomicFile {
     /// writable, or the path names something other than a regular file.
     pub fn create(path: &Path) -> io::Result<AtomicFile> {
         let path = &output_target(path)?;
-        let name = path
-            .file_name()
-            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
         let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
+            .prefix(&format!(".{}.", file_name(path)))
             .suffix(".tmp")
             .tempfile_in(parent_dir(path))?;
         Ok(AtomicFile {
@@ -191,14 +200,10 @@ pub struct RecycledFile {
 impl RecycledFile {
     /// Saves versions of `path`.
     pub fn new(path: &Path) -> RecycledFile {
-        let name = path
-            .file_name()
-            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        let dir = parent_dir(path);
         RecycledFile {
             path: path.to_owned(),
-            spare: dir.join(format!(".{name}.spare0.tmp")),
-            previous: dir.join(format!(".{name}.spare1.tmp")),
+            spare: hidden_sibling(path, ".spare0.tmp"),
+            previous: hidden_sibling(path, ".spare1.tmp"),
         }
     }
 

@@ -37,10 +37,7 @@ pub struct OutputLock {
 
 /// The lock file of `output`: `.NAME.lock` in the same directory.
 pub fn lock_path(output: &Path) -> PathBuf {
-    let name = output
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    crate::atomic::parent_dir(output).join(format!(".{name}.lock"))
+    crate::atomic::hidden_sibling(output, ".lock")
 }
 
 impl OutputLock {
