@@ -283,10 +283,10 @@ impl Database {
                 // A second database with its own header may follow a
                 // headered one (makebearoff -o P -t PxC writes both).
                 let at = base + own_len;
-                let follows = (headerless.is_none()
-                    && Kind::parse(&db.bytes.as_slice()[at..]).is_ok())
-                .then(|| Database::validate(name.clone(), Arc::clone(&db.bytes), at, None).ok())
-                .flatten();
+                let follows = headerless
+                    .is_none()
+                    .then(|| Database::validate(name.clone(), Arc::clone(&db.bytes), at, None))
+                    .and_then(Result::ok);
                 match follows {
                     Some(next) => {
                         db.end = at;
