@@ -151,10 +151,8 @@ pub fn run(files: &[PathBuf], as_json: bool, kind: Option<Kind>) -> Result<Outco
     let mut all = Vec::new();
     for path in files {
         let first = open(path, kind)?;
-        let mut db = Some(&first);
-        while let Some(d) = db {
-            all.push(describe(d)?);
-            db = d.next_in_file();
+        for db in first.all_in_file() {
+            all.push(describe(db)?);
         }
     }
     if !as_json {

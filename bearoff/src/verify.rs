@@ -41,8 +41,7 @@ fn check(path: &Path, regenerate: bool, kind: Option<Kind>) -> Result<(Vec<Strin
     let first = open(path, kind)?;
     let mut problems = Vec::new();
     let mut summaries = Vec::new();
-    let mut db = Some(&first);
-    while let Some(d) = db {
+    for d in first.all_in_file() {
         let (found, summary) = check_database(d, regenerate)?;
         let at = |text: String| match d.offset_in_file() {
             0 => text,
@@ -50,7 +49,6 @@ fn check(path: &Path, regenerate: bool, kind: Option<Kind>) -> Result<(Vec<Strin
         };
         problems.extend(found.into_iter().map(at));
         summaries.push(at(summary));
-        db = d.next_in_file();
     }
     Ok((problems, summaries.join("; then ")))
 }

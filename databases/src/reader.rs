@@ -306,6 +306,11 @@ impl Database {
         self.next.as_deref()
     }
 
+    /// This database and every one written after it in the same file.
+    pub fn all_in_file(&self) -> impl Iterator<Item = &Database> {
+        std::iter::successors(Some(self), |d| d.next_in_file())
+    }
+
     /// Checks the file size against the header's sizes, and for the
     /// compressed layout the index: offsets contiguous from 0, windows inside
     /// the 32 rolls, data exactly filling the rest of the file.
