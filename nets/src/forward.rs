@@ -17,22 +17,27 @@ pub enum Simd {
     Auto,
     /// AVX2 (x86-64 CPUs that have it).
     Avx2,
-    /// The architecture's baseline (SSE2 on x86-64): the portable code.
-    Baseline,
+    /// SSE2, the x86-64 baseline: the vector code the compiler generates
+    /// for every x86-64 CPU.
+    Sse2,
+    /// Scalar code on any architecture, accumulating one hidden unit at a
+    /// time (a different loop order, the same per-unit summation order).
+    Portable,
 }
 
 impl Simd {
     /// Whether this CPU can run the level.
     pub fn is_available(self) -> bool {
         match self {
-            Simd::Auto | Simd::Baseline => true,
+            Simd::Auto | Simd::Portable => true,
+            Simd::Sse2 => cfg!(target_arch = "x86_64"),
             Simd::Avx2 => has_avx2(),
         }
     }
 
     /// The levels this CPU can run, `Auto` excluded.
     pub fn available() -> Vec<Simd> {
-        [Simd::Avx2, Simd::Baseline]
+        [Simd::Avx2, Simd::Sse2, Simd::Portable]
             .into_iter()
             .filter(|s| s.is_available())
             .collect()
@@ -44,7 +49,7 @@ impl Simd {
         match self {
             Simd::Auto => has_avx2(),
             Simd::Avx2 => true,
-            Simd::Baseline => false,
+            Simd::Sse2 | Simd::Portable => false,
         }
     }
 }
@@ -92,23 +97,34 @@ pub fn forward(
 /// If `simd` is a level this CPU cannot run (see [`Simd::is_available`]).
 pub fn hidden_layer(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic, simd: Simd) {
     assert_eq!(x.len(), net.inputs(), "input vector has the wrong length");
+    assert!(simd.is_available(), "this CPU cannot run {simd:?}");
     let h = &mut h[..net.hidden()];
     if simd.avx2() {
         #[cfg(target_arch = "x86_64")]
         {
-            assert!(has_avx2(), "this CPU has no AVX2");
             avx2::hidden_layer(net, x, h, arith);
             return;
         }
     }
-    hidden_layer_portable(net, x, h, arith);
+    if simd == Simd::Portable {
+        accumulate_unit_by_unit(net, x, h);
+        activate(net, h, arith);
+    } else {
+        hidden_layer_vector(net, x, h, arith);
+    }
 }
 
 /// Element-wise, so the bits do not depend on the vector width the compiler
 /// picks (no fused multiply-add is ever enabled).
 #[inline(always)]
-fn hidden_layer_portable(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
-    accumulate_portable(net, x, h);
+fn hidden_layer_vector(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
+    accumulate_vector(net, x, h);
+    activate(net, h, arith);
+}
+
+/// The hidden sigmoid of the pre-activation sums `h`, in place.
+#[inline(always)]
+fn activate(net: &Net, h: &mut [f32], arith: Arithmetic) {
     let beta = net.beta_hidden();
     match arith {
         Arithmetic::Reference => {
@@ -184,19 +200,41 @@ pub fn output_sums(net: &Net, h: &[f32], out: &mut [f32], arith: Arithmetic) {
 /// If `simd` is a level this CPU cannot run.
 #[inline]
 pub fn accumulate_hidden(net: &Net, x: &[f32], h: &mut [f32], simd: Simd) {
+    assert!(simd.is_available(), "this CPU cannot run {simd:?}");
     if simd.avx2() {
         #[cfg(target_arch = "x86_64")]
         {
-            assert!(has_avx2(), "this CPU has no AVX2");
             avx2::accumulate(net, x, h);
             return;
         }
     }
-    accumulate_portable(net, x, h);
+    if simd == Simd::Portable {
+        accumulate_unit_by_unit(net, x, h);
+    } else {
+        accumulate_vector(net, x, h);
+    }
 }
 
+/// The scalar accumulation: each hidden unit's sum over the non-zero
+/// inputs in index order, one unit after another.
+fn accumulate_unit_by_unit(net: &Net, x: &[f32], h: &mut [f32]) {
+    let n = h.len();
+    let weights = net.hidden_weights();
+    for (j, (hj, &bias)) in h.iter_mut().zip(net.hidden_thresholds()).enumerate() {
+        let mut s = bias;
+        for (r, &a) in x.iter().enumerate() {
+            if a != 0.0 {
+                s += weights[r * n + j] * a;
+            }
+        }
+        *hj = s;
+    }
+}
+
+/// Row by row over the non-zero inputs, each row a whole-vector update of
+/// all hidden sums (what the compiler vectorizes).
 #[inline(always)]
-fn accumulate_portable(net: &Net, x: &[f32], h: &mut [f32]) {
+fn accumulate_vector(net: &Net, x: &[f32], h: &mut [f32]) {
     const CHUNK: usize = 256;
     let n = h.len();
     h.copy_from_slice(net.hidden_thresholds());
@@ -244,13 +282,13 @@ mod avx2 {
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn accumulate_avx2(net: &Net, x: &[f32], h: &mut [f32]) {
-        super::accumulate_portable(net, x, h)
+        super::accumulate_vector(net, x, h)
     }
 
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn hidden_layer_avx2(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
-        super::hidden_layer_portable(net, x, h, arith)
+        super::hidden_layer_vector(net, x, h, arith)
     }
 }
 

@@ -100,7 +100,7 @@ fn fast_math_emulation_is_bit_identical_to_gnubg() {
 fn every_simd_level_is_bit_identical_to_gnubg() {
     let levels = Simd::available();
     if cfg!(target_arch = "x86_64") && !levels.contains(&Simd::Avx2) {
-        eprintln!("NOTE: this CPU has no AVX2; only the baseline level is checked");
+        eprintln!("NOTE: this CPU has no AVX2; only the SSE2 and portable levels are checked");
     }
     for simd in levels {
         check_bits(Arithmetic::GnubgFastMath, simd);

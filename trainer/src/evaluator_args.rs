@@ -47,8 +47,10 @@ pub enum SimdLevel {
     Auto,
     /// AVX2.
     Avx2,
-    /// The architecture's baseline (SSE2 on x86-64).
-    Baseline,
+    /// SSE2, the x86-64 baseline.
+    Sse2,
+    /// Scalar code, one hidden unit at a time (any architecture).
+    Portable,
 }
 
 impl From<SimdLevel> for Simd {
@@ -56,7 +58,8 @@ impl From<SimdLevel> for Simd {
         match level {
             SimdLevel::Auto => Simd::Auto,
             SimdLevel::Avx2 => Simd::Avx2,
-            SimdLevel::Baseline => Simd::Baseline,
+            SimdLevel::Sse2 => Simd::Sse2,
+            SimdLevel::Portable => Simd::Portable,
         }
     }
 }
