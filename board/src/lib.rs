@@ -21,7 +21,7 @@ pub mod probabilities;
 pub use bearoff_index::{rank, unrank, BearoffIndexer};
 pub use bearoff_moves::BearoffPlays;
 pub use combination::combination;
-pub use dice::{Roll, ROLLS};
+pub use dice::{Dice, Roll, ROLLS};
 pub use game_over::{eval_over, Variant};
 pub use key::PositionKey;
 pub use movegen::{generate_plays, MoveList, PlaySink, Position};
