@@ -60,7 +60,7 @@ pub(crate) struct NetScratch {
 /// Evaluates positions with gnubg's nets and bearoff databases.
 #[derive(Debug)]
 pub struct Evaluator {
-    nets: Nets,
+    pub(crate) nets: Nets,
     bearoff: BearoffDatabases,
     arith: Arithmetic,
     simd: Simd,

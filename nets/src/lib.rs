@@ -34,6 +34,7 @@ pub mod race_backgammon;
 mod rcp_table;
 pub mod sanity;
 pub mod sigmoid;
+pub mod train;
 pub mod weights;
 pub mod weights_binary;
 pub mod weights_text;
@@ -46,6 +47,7 @@ pub use evaluate::{EvalError, Evaluation, Evaluator, Scratch};
 pub use forward::Simd;
 pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
 pub use net::{Net, NetKind, NetShape, Nets};
+pub use train::{train_net, TrainScratch};
 
 /// Probabilities of every gnubg net and evaluation.
 pub const NUM_OUTPUTS: usize = 5;

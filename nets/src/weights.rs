@@ -16,6 +16,25 @@ pub enum Format {
     Binary,
 }
 
+impl Format {
+    /// The format a file name asks for: binary for a `.wd` extension, text
+    /// otherwise.
+    pub fn for_path(path: &Path) -> Format {
+        match path.extension() {
+            Some(ext) if ext.eq_ignore_ascii_case("wd") => Format::Binary,
+            _ => Format::Text,
+        }
+    }
+}
+
+/// The bytes of a weights file of the nets in `format`.
+pub fn to_bytes(nets: &Nets, format: Format) -> Vec<u8> {
+    match format {
+        Format::Text => weights_text::write(nets).into_bytes(),
+        Format::Binary => weights_binary::write(nets),
+    }
+}
+
 fn io(path: &Path) -> impl FnOnce(io::Error) -> WeightsError + '_ {
     move |error| WeightsError::Io {
         path: path.to_path_buf(),
@@ -62,10 +81,7 @@ pub fn load(path: &Path) -> Result<Nets, WeightsError> {
 /// `path` only once complete, and an existing file stays intact if the save
 /// fails or the process dies midway.
 pub fn save(nets: &Nets, path: &Path, format: Format) -> Result<(), WeightsError> {
-    let bytes = match format {
-        Format::Text => weights_text::write(nets).into_bytes(),
-        Format::Binary => weights_binary::write(nets),
-    };
+    let bytes = to_bytes(nets, format);
     save_with(path, |w| w.write_all(&bytes)).map_err(io(path))
 }
 

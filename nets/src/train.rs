@@ -1,0 +1,267 @@
+//! The backward pass: one-sample gradient descent on ½Σ(t − y)², the update
+//! rule of gnubg's former `train td` and of gnubg-nn's trainer
+//! (docs/formats.md#training-update).
+
+use crate::arith::Arithmetic;
+use crate::classify::Class;
+use crate::evaluate::{Evaluator, Scratch};
+use crate::forward::{hidden_layer, output_sums, Simd};
+use crate::net::{Net, NetKind};
+use crate::sanity::sanity_check;
+use crate::sigmoid::sigmoid;
+use board::{Board, Probabilities};
+
+/// Buffers of one training step, reused between steps.
+#[derive(Clone, Debug, Default)]
+pub struct TrainScratch {
+    hidden: Vec<f32>,
+    step: Vec<f32>,
+}
+
+/// Moves `net` one step of size `alpha` towards `target` for inputs `x`:
+/// the forward pass in `arith` (gnubg's table sigmoid), then
+///
+/// ```text
+/// δo[k] = (t[k] − y[k]) · β_o · y[k] · (1 − y[k])
+/// δh[j] = β_h · h[j] · (1 − h[j]) · Σ_k δo[k] · V[k][j]   (V before the step)
+/// V[k][j] += α·δo[k] · h[j];   output bias[k] += α·δo[k]
+/// W[i][j] += α·δh[j] · x[i] for x[i] ≠ 0;   hidden bias[j] += α·δh[j]
+/// ```
+///
+/// Returns the outputs before the step. Deterministic: the same bits on
+/// every CPU and SIMD level.
+pub fn train_net(
+    net: &mut Net,
+    x: &[f32],
+    target: &Probabilities,
+    alpha: f32,
+    arith: Arithmetic,
+    simd: Simd,
+    scratch: &mut TrainScratch,
+) -> Probabilities {
+    let (n_in, n_hidden) = (net.inputs(), net.hidden());
+    assert_eq!(x.len(), n_in, "input vector has the wrong length");
+    scratch.hidden.resize(n_hidden, 0.0);
+    scratch.step.resize(n_hidden, 0.0);
+    let h = &mut scratch.hidden[..];
+    hidden_layer(net, x, h, arith, simd);
+    let mut y = [0f32; board::NUM_OUTPUTS];
+    output_sums(net, h, &mut y, arith);
+    let beta_o = net.beta_output();
+    for v in y.iter_mut() {
+        *v = sigmoid(-beta_o * *v);
+    }
+    let delta_o: [f32; board::NUM_OUTPUTS] =
+        std::array::from_fn(|k| (target[k] - y[k]) * beta_o * y[k] * (1.0 - y[k]));
+
+    let beta_h = net.beta_hidden();
+    let (w_hidden, w_output, b_hidden, b_output) = net.parameters_mut();
+    // α·δh[j], from the output weights before they move.
+    for (j, (step, &hj)) in scratch.step.iter_mut().zip(h.iter()).enumerate() {
+        let mut back = 0f32;
+        for (k, &d) in delta_o.iter().enumerate() {
+            back += d * w_output[k * n_hidden + j];
+        }
+        *step = alpha * (beta_h * hj * (1.0 - hj) * back);
+    }
+    for (k, &d) in delta_o.iter().enumerate() {
+        let a = alpha * d;
+        for (v, &hj) in w_output[k * n_hidden..(k + 1) * n_hidden]
+            .iter_mut()
+            .zip(h.iter())
+        {
+            *v += a * hj;
+        }
+        b_output[k] += a;
+    }
+    for (i, &xi) in x.iter().enumerate() {
+        if xi != 0.0 {
+            let row = &mut w_hidden[i * n_hidden..(i + 1) * n_hidden];
+            for (w, &s) in row.iter_mut().zip(&scratch.step) {
+                *w += s * xi;
+            }
+        }
+    }
+    for (b, &s) in b_hidden.iter_mut().zip(&scratch.step) {
+        *b += s;
+    }
+    y
+}
+
+impl Evaluator {
+    /// Mutable access to the nets, for training.
+    pub fn nets_mut(&mut self) -> &mut crate::net::Nets {
+        &mut self.nets
+    }
+
+    /// One training step on `board` (`sides[1]` on roll) towards `target`:
+    /// the target is sanity-checked for the position as gnubg does, then the
+    /// net of the position's class (contact, crashed or race) moves by
+    /// `alpha`. Returns the trained net's slot, or `None` (nothing trained)
+    /// for classes evaluated without a net.
+    pub fn train(
+        &mut self,
+        board: &Board,
+        class: Class,
+        target: &Probabilities,
+        alpha: f32,
+        scratch: &mut Scratch,
+        train: &mut TrainScratch,
+    ) -> Option<NetKind> {
+        let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
+        let mut t = *target;
+        sanity_check(board, &mut t, self.bearoff());
+        let (arith, simd) = (self.arithmetic(), self.simd());
+        let net = self.nets_mut().get_mut(kind);
+        let n = net.inputs();
+        train_net(net, &scratch.net.inputs[..n], &t, alpha, arith, simd, train);
+        Some(kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::NetShape;
+
+    fn small_net() -> Net {
+        let shape = NetShape {
+            inputs: 6,
+            hidden: 8,
+            outputs: 5,
+            beta_hidden: 0.1,
+            beta_output: 1.0,
+        };
+        let values = (0..shape.values())
+            .map(|k| ((k * 7919 % 101) as f32 - 50.0) / 100.0)
+            .collect();
+        Net::from_values(shape, values).unwrap()
+    }
+
+    fn outputs(net: &Net, x: &[f32]) -> Probabilities {
+        let mut h = vec![0.0; net.hidden()];
+        let mut out = [0.0; 5];
+        crate::forward::forward(net, x, &mut h, &mut out, Arithmetic::Ieee, Simd::Auto);
+        out
+    }
+
+    fn error(y: &Probabilities, t: &Probabilities) -> f32 {
+        y.iter().zip(t).map(|(a, b)| (a - b) * (a - b)).sum()
+    }
+
+    #[test]
+    fn steps_reduce_the_error() {
+        let mut net = small_net();
+        let x = [1.0, 0.0, 0.5, 1.0, 0.0, 0.25];
+        let t = [0.9, 0.3, 0.05, 0.1, 0.01];
+        let before = error(&outputs(&net, &x), &t);
+        let mut s = TrainScratch::default();
+        for _ in 0..200 {
+            train_net(&mut net, &x, &t, 0.5, Arithmetic::Ieee, Simd::Auto, &mut s);
+        }
+        let after = error(&outputs(&net, &x), &t);
+        assert!(after < before / 10.0, "{before} -> {after}");
+    }
+
+    #[test]
+    fn zero_inputs_leave_their_rows_alone() {
+        let mut net = small_net();
+        let before = net.clone();
+        let x = [1.0, 0.0, 0.5, 1.0, 0.0, 0.25];
+        let mut s = TrainScratch::default();
+        train_net(
+            &mut net,
+            &x,
+            &[1.0; 5],
+            0.1,
+            Arithmetic::Ieee,
+            Simd::Auto,
+            &mut s,
+        );
+        let h = net.hidden();
+        for row in [1, 4] {
+            assert_eq!(
+                net.hidden_weights()[row * h..(row + 1) * h],
+                before.hidden_weights()[row * h..(row + 1) * h]
+            );
+        }
+        assert_ne!(net.hidden_weights()[..h], before.hidden_weights()[..h]);
+        assert_ne!(net.output_weights(), before.output_weights());
+    }
+
+    /// The step matches the gradient of ½Σ(t − y)² taken numerically (with
+    /// the smooth reference sigmoid the table approximates).
+    #[test]
+    fn step_is_the_gradient() {
+        let net = small_net();
+        let x = [1.0, 0.0, 0.5, 1.0, 0.0, 0.25];
+        let t = [0.9, 0.3, 0.05, 0.1, 0.01];
+        let alpha = 1e-3;
+        let mut trained = net.clone();
+        let mut s = TrainScratch::default();
+        train_net(
+            &mut trained,
+            &x,
+            &t,
+            alpha,
+            Arithmetic::Ieee,
+            Simd::Auto,
+            &mut s,
+        );
+        let loss = |n: &Net| {
+            let (hw, ow, hb, ob) = (
+                n.hidden_weights(),
+                n.output_weights(),
+                n.hidden_thresholds(),
+                n.output_thresholds(),
+            );
+            let logistic = |z: f64| 1.0 / (1.0 + (-z).exp());
+            let hid: Vec<f64> = (0..n.hidden())
+                .map(|j| {
+                    let s: f64 = f64::from(hb[j])
+                        + (0..n.inputs())
+                            .map(|i| f64::from(hw[i * n.hidden() + j]) * f64::from(x[i]))
+                            .sum::<f64>();
+                    logistic(f64::from(n.beta_hidden()) * s)
+                })
+                .collect();
+            (0..5)
+                .map(|k| {
+                    let s: f64 = f64::from(ob[k])
+                        + (0..n.hidden())
+                            .map(|j| f64::from(ow[k * n.hidden() + j]) * hid[j])
+                            .sum::<f64>();
+                    let y = logistic(f64::from(n.beta_output()) * s);
+                    0.5 * (f64::from(t[k]) - y).powi(2)
+                })
+                .sum::<f64>()
+        };
+        // Compare a few parameters: the step should be −α·∂L/∂p.
+        for (which, index) in [(0usize, 3usize), (0, 17), (1, 5), (2, 2), (3, 4)] {
+            let eps = 1e-3f32;
+            let mut plus = net.clone();
+            let mut minus = net.clone();
+            for (n, delta) in [(&mut plus, eps), (&mut minus, -eps)] {
+                let (a, b, c, d) = n.parameters_mut();
+                [a, b, c, d][which][index] += delta;
+            }
+            let grad = (loss(&plus) - loss(&minus)) / (2.0 * f64::from(eps));
+            let step = {
+                let vals = |n: &Net| -> Vec<f32> {
+                    match which {
+                        0 => n.hidden_weights().to_vec(),
+                        1 => n.output_weights().to_vec(),
+                        2 => n.hidden_thresholds().to_vec(),
+                        _ => n.output_thresholds().to_vec(),
+                    }
+                };
+                f64::from(vals(&trained)[index] - vals(&net)[index])
+            };
+            let expected = -f64::from(alpha) * grad;
+            assert!(
+                (step - expected).abs() <= 0.05 * expected.abs() + 2e-8,
+                "parameter {which}/{index}: step {step}, −α·gradient {expected}"
+            );
+        }
+    }
+}
