@@ -26,7 +26,7 @@ impl Progress {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
                 ProgressStyle::with_template(&format!(
-                    "{{elapsed_precise}} [{{bar:40}}] {{percent:>3}}% {{human_pos}}/{{human_len}} {unit}, ETA {{eta}}"
+                    "{{elapsed_precise}} [{{bar:40}}] {{percent:>3}}% {{human_pos}}/{{human_len}} {unit}, ETA {{eta}} {{msg}}"
                 ))
                 .expect("valid template")
                 .progress_chars("=> "),
@@ -58,6 +58,14 @@ impl Progress {
                 self.unit,
                 self.start.elapsed().as_secs_f64()
             );
+        }
+    }
+
+    /// Sets a short status shown after the bar (e.g. a rate); plain
+    /// progress lines ignore it.
+    pub fn message(&self, text: String) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(text);
         }
     }
 
