@@ -1,9 +1,17 @@
-//! bgkit's training library: evaluation of positions with gnubg-compatible
-//! nets today; TD self-play, matches, position databases, rollouts and
-//! supervised training are built here, with `trainer` as their thin
-//! command line.
+//! bgkit's training library: new weights, TD self-play training,
+//! matches between players (gnubg-style nets and pubeval), learning curves
+//! and their charts, and evaluation of positions with gnubg-compatible
+//! nets; `trainer` is its thin command line.
 #![deny(missing_docs)]
 
+pub mod chart;
+pub mod curve;
 pub mod defaults;
 pub mod eval;
 pub mod evaluator_args;
+pub mod game;
+pub mod init;
+pub mod matches;
+pub mod provenance;
+pub mod td;
+pub mod td_checkpoint;

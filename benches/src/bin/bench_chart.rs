@@ -8,13 +8,12 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use image::codecs::png::PngEncoder;
-use image::{ColorType, ImageEncoder};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use support::atomic::AtomicFile;
 use support::cli::Outcome;
+use trainer::chart::{load_font, save, Drawing, DEFAULT_FONT};
 
 /// The chart's width in pixels.
 const WIDTH: u32 = 800;
@@ -34,11 +33,7 @@ struct Cli {
     #[arg(long, default_value = "calibrate: static evaluations per second")]
     title: String,
     /// TrueType font for the labels.
-    #[arg(
-        long,
-        value_name = "TTF",
-        default_value = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-    )]
+    #[arg(long, value_name = "TTF", default_value = DEFAULT_FONT)]
     font: PathBuf,
 }
 
@@ -74,86 +69,76 @@ fn read_rows(cli: &Cli) -> Result<Vec<(u32, f64, f64)>> {
     Ok(rows)
 }
 
-fn draw(cli: &Cli, rows: &[(u32, f64, f64)]) -> Result<()> {
-    let font = std::fs::read(&cli.font).with_context(|| {
-        format!(
-            "cannot read the font {} (apt-get install fonts-dejavu-core, or give --font)",
-            cli.font.display()
-        )
-    })?;
-    let font: &'static [u8] = Box::leak(font.into_boxed_slice());
-    plotters::style::register_font("sans-serif", FontStyle::Normal, font)
-        .map_err(|_| anyhow::anyhow!("{} is not a TrueType font", cli.font.display()))?;
-    let max_threads = rows.iter().map(|r| r.0).max().unwrap_or(1);
-    let max_rate = rows.iter().map(|r| r.1.max(r.2)).fold(0.0, f64::max) * 1.15;
-    // Drawn in memory, then encoded into an atomic file.
-    let mut pixels = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
-    let area = BitMapBackend::with_buffer(&mut pixels, (WIDTH, HEIGHT)).into_drawing_area();
-    let fail =
-        |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot draw {}: {e}", cli.output.display());
-    area.fill(&WHITE).map_err(|e| fail(&e))?;
-    let mut chart = ChartBuilder::on(&area)
-        .caption(&cli.title, ("sans-serif", 24))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d(0.5f64..f64::from(max_threads) + 0.5, 0.0..max_rate)
-        .map_err(|e| fail(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("threads")
-        .y_desc("static evaluations / second")
-        .x_labels(max_threads as usize)
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{:.0}k", y / 1000.0))
-        .draw()
-        .map_err(|e| fail(&e))?;
-    for (name, color, pick) in [("gnubg 1.07", RED, 1usize), ("bgkit", BLUE, 2usize)] {
-        let points: Vec<(f64, f64)> = rows
-            .iter()
-            .map(|r| (f64::from(r.0), if pick == 1 { r.1 } else { r.2 }))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(3)))
-            .map_err(|e| fail(&e))?
-            .label(name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
-            });
-        chart
-            .draw_series(
-                points
-                    .into_iter()
-                    .map(|p| Circle::new(p, 5, color.filled())),
-            )
+/// The chart of the rows: evaluations per second by thread count, one
+/// line per program.
+struct BenchChart<'a> {
+    title: &'a str,
+    rows: &'a [(u32, f64, f64)],
+}
+
+impl Drawing for BenchChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let rows = self.rows;
+        let fail = |e: &dyn std::fmt::Display| e.to_string();
+        let max_threads = rows.iter().map(|r| r.0).max().unwrap_or(1);
+        let max_rate = rows.iter().map(|r| r.1.max(r.2)).fold(0.0, f64::max) * 1.15;
+        area.fill(&WHITE).map_err(|e| fail(&e))?;
+        let mut chart = ChartBuilder::on(area)
+            .caption(self.title, ("sans-serif", 24))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0.5f64..f64::from(max_threads) + 0.5, 0.0..max_rate)
             .map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("threads")
+            .y_desc("static evaluations / second")
+            .x_labels(max_threads as usize)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{:.0}k", y / 1000.0))
+            .draw()
+            .map_err(|e| fail(&e))?;
+        for (name, color, pick) in [("gnubg 1.07", RED, 1usize), ("bgkit", BLUE, 2usize)] {
+            let points: Vec<(f64, f64)> = rows
+                .iter()
+                .map(|r| (f64::from(r.0), if pick == 1 { r.1 } else { r.2 }))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(points.clone(), color.stroke_width(3)))
+                .map_err(|e| fail(&e))?
+                .label(name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+                });
+            chart
+                .draw_series(
+                    points
+                        .into_iter()
+                        .map(|p| Circle::new(p, 5, color.filled())),
+                )
+                .map_err(|e| fail(&e))?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|e| fail(&e))?;
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|e| fail(&e))?;
-    area.present().map_err(|e| fail(&e))?;
-    drop(chart);
-    drop(area);
-    let cannot = || format!("cannot write {}", cli.output.display());
-    let mut file = AtomicFile::create(&cli.output).with_context(cannot)?;
-    file.write_all_with(|w| {
-        PngEncoder::new(w)
-            .write_image(&pixels, WIDTH, HEIGHT, ColorType::Rgb8)
-            .map_err(std::io::Error::other)
-    })
-    .with_context(cannot)?;
-    file.commit().with_context(cannot)?;
-    Ok(())
 }
 
 fn main() -> ExitCode {
     support::cli::main("bench-chart", |cli: Cli| {
         let rows = read_rows(&cli)?;
-        draw(&cli, &rows)?;
+        load_font(&cli.font)?;
+        let chart = BenchChart {
+            title: &cli.title,
+            rows: &rows,
+        };
+        save(&cli.output, (WIDTH, HEIGHT), &chart)?;
         Ok(Outcome::Done)
     })
 }

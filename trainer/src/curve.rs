@@ -1,0 +1,193 @@
+//! The learning curve: its CSV (`OUT.curve.csv`, written by `trainer td`)
+//! and its chart (`trainer plot`): points per game against pubeval with the
+//! 95 % confidence band, by games trained.
+
+use crate::chart::Drawing;
+use crate::td::{CurveRow, CURVE_HEADER};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Why a curve CSV cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CurveError {
+    /// Not a learning curve.
+    #[error("line {line}: {why}")]
+    Line {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// No points.
+    #[error("no points (only the header)")]
+    Empty,
+}
+
+/// The CSV text of the rows (header first).
+pub fn to_csv(rows: &[CurveRow]) -> String {
+    let mut text = format!("{CURVE_HEADER}\n");
+    for r in rows {
+        text.push_str(&r.csv());
+        text.push('\n');
+    }
+    text
+}
+
+/// Parses a curve CSV written by [`to_csv`].
+pub fn parse_csv(text: &str) -> Result<Vec<CurveRow>, CurveError> {
+    let mut lines = text.lines();
+    if lines.next().map(str::trim) != Some(CURVE_HEADER) {
+        return Err(CurveError::Line {
+            line: 1,
+            why: format!("the header must be {CURVE_HEADER}"),
+        });
+    }
+    let mut rows = Vec::new();
+    for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let bad = || CurveError::Line {
+            line: n + 2,
+            why: "expected six numbers: games,alpha,win_rate,ppg,ppg_ci95,games_per_second".into(),
+        };
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() != 6 {
+            return Err(bad());
+        }
+        let num = |i: usize| {
+            f[i].parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(bad)
+        };
+        rows.push(CurveRow {
+            games: f[0].parse().map_err(|_| bad())?,
+            alpha: num(1)?,
+            win_rate: num(2)?,
+            ppg: num(3)?,
+            ppg_ci95: num(4)?,
+            games_per_second: num(5)?,
+        });
+    }
+    if rows.is_empty() {
+        return Err(CurveError::Empty);
+    }
+    Ok(rows)
+}
+
+/// The learning-curve chart of some rows.
+pub struct CurveChart<'a> {
+    /// The points.
+    pub rows: &'a [CurveRow],
+    /// The caption.
+    pub title: String,
+}
+
+impl Drawing for CurveChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let rows = self.rows;
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        area.fill(&WHITE).map_err(|e| err(&e))?;
+        let max_games = rows.iter().map(|r| r.games).max().unwrap_or(1).max(1) as f64;
+        let low = rows
+            .iter()
+            .map(|r| r.ppg - r.ppg_ci95)
+            .fold(0.0f64, f64::min);
+        let high = rows
+            .iter()
+            .map(|r| r.ppg + r.ppg_ci95)
+            .fold(0.0f64, f64::max);
+        let pad = 0.1 * (high - low).max(0.1);
+        let mut chart = ChartBuilder::on(area)
+            .caption(&self.title, ("sans-serif", 22))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..max_games * 1.02, (low - pad)..(high + pad))
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("games trained")
+            .y_desc("points per game vs pubeval")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:+.2}"))
+            .draw()
+            .map_err(|e| err(&e))?;
+        let band: Vec<(f64, f64)> = rows
+            .iter()
+            .map(|r| (r.games as f64, r.ppg + r.ppg_ci95))
+            .chain(
+                rows.iter()
+                    .rev()
+                    .map(|r| (r.games as f64, r.ppg - r.ppg_ci95)),
+            )
+            .collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(band, BLUE.mix(0.2).filled())))
+            .map_err(|e| err(&e))?
+            .label("95 % confidence interval")
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], BLUE.mix(0.2).filled()));
+        let line: Vec<(f64, f64)> = rows.iter().map(|r| (r.games as f64, r.ppg)).collect();
+        chart
+            .draw_series(LineSeries::new(line.clone(), BLUE.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label("points per game")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        chart
+            .draw_series(line.into_iter().map(|p| Circle::new(p, 3, BLUE.filled())))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(LineSeries::new(
+                vec![(0.0, 0.0), (max_games * 1.02, 0.0)],
+                BLACK.mix(0.5),
+            ))
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()
+            .map_err(|e| err(&e))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_round_trip_and_errors() {
+        let rows = vec![
+            CurveRow {
+                games: 0,
+                alpha: 0.1,
+                win_rate: 0.1,
+                ppg: -1.2,
+                ppg_ci95: 0.05,
+                games_per_second: 0.0,
+            },
+            CurveRow {
+                games: 500,
+                alpha: 0.09,
+                win_rate: 0.4,
+                ppg: -0.2,
+                ppg_ci95: 0.04,
+                games_per_second: 150.0,
+            },
+        ];
+        assert_eq!(parse_csv(&to_csv(&rows)).unwrap(), rows);
+        assert!(matches!(
+            parse_csv("x\n"),
+            Err(CurveError::Line { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse_csv(&format!("{CURVE_HEADER}\n")),
+            Err(CurveError::Empty)
+        ));
+        let bad = format!("{CURVE_HEADER}\n1,2,3\n");
+        assert!(matches!(
+            parse_csv(&bad),
+            Err(CurveError::Line { line: 2, .. })
+        ));
+    }
+}

@@ -1,0 +1,122 @@
+//! Players and whole cubeless money games between them
+//! (docs/trainer.md#matches).
+
+use board::{eval_over, Board, Dice, MoveList, Variant};
+use nets::pubeval::pubeval_move;
+use nets::{Evaluator, Scratch};
+
+/// Who chooses the moves of one side.
+#[derive(Clone, Copy, Debug)]
+pub enum Player<'a> {
+    /// A gnubg-style evaluator: its best move at 0-ply (no pruning nets).
+    Net(&'a Evaluator),
+    /// Tesauro's pubeval.
+    Pubeval,
+}
+
+/// A player with its per-thread buffers.
+pub struct Seat<'a> {
+    player: Player<'a>,
+    scratch: Option<Scratch>,
+    moves: MoveList,
+}
+
+impl<'a> Seat<'a> {
+    /// Buffers for `player`.
+    pub fn new(player: Player<'a>) -> Seat<'a> {
+        let scratch = match player {
+            Player::Net(e) => Some(e.scratch()),
+            Player::Pubeval => None,
+        };
+        Seat {
+            player,
+            scratch,
+            moves: MoveList::new(),
+        }
+    }
+
+    /// The position after this player's move for dice `d0`, `d1` (mover
+    /// still in `sides[1]`), or `None` if no move is legal.
+    pub fn choose(&mut self, board: &Board, d0: u8, d1: u8) -> Option<Board> {
+        match (self.player, self.scratch.as_mut()) {
+            (Player::Net(e), Some(s)) => e.best_move(board, d0, d1, false, s),
+            _ => pubeval_move(board, d0, d1, &mut self.moves),
+        }
+    }
+}
+
+/// The points a finished game is worth to the winner (1, 2 for a gammon, 3
+/// for a backgammon), if the mover in `sides[1]` of `after` has just won.
+fn points_won(after: &Board) -> Option<i32> {
+    let p = eval_over(after, Variant::Standard)?;
+    debug_assert_eq!(p[0], 1.0, "only the mover can have borne off");
+    Some(1 + i32::from(p[1] == 1.0) + i32::from(p[2] == 1.0))
+}
+
+/// Plays one game from the starting position, `first` moving first with
+/// the first non-double roll of `dice`, and returns the points from
+/// `first`'s view (positive: `first` won).
+pub fn play_game<'a>(first: &mut Seat<'a>, second: &mut Seat<'a>, dice: &mut Dice) -> i32 {
+    let mut board = Board::starting();
+    let (mut d0, mut d1) = dice.opening_roll();
+    let mut first_to_move = true;
+    loop {
+        let seat = if first_to_move {
+            &mut *first
+        } else {
+            &mut *second
+        };
+        if let Some(after) = seat.choose(&board, d0, d1) {
+            if let Some(points) = points_won(&after) {
+                return if first_to_move { points } else { -points };
+            }
+            board = after;
+        }
+        board = board.swapped();
+        first_to_move = !first_to_move;
+        (d0, d1) = dice.roll();
+    }
+}
+
+/// The dice of one game: an independent stream named by `seed`, a purpose
+/// tag and the game (or game pair) number.
+pub fn game_dice(seed: u64, purpose: u32, index: u64) -> Dice {
+    Dice::with_key(&[
+        seed as u32,
+        (seed >> 32) as u32,
+        purpose,
+        index as u32,
+        (index >> 32) as u32,
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pubeval_games_end_with_legal_scores() {
+        let mut a = Seat::new(Player::Pubeval);
+        let mut b = Seat::new(Player::Pubeval);
+        let mut seen = std::collections::BTreeSet::new();
+        for g in 0..200 {
+            let points = play_game(&mut a, &mut b, &mut game_dice(1, 0, g));
+            assert!((1..=3).contains(&points.abs()), "{points}");
+            seen.insert(points);
+        }
+        assert!(seen.contains(&1) && seen.contains(&-1) && seen.contains(&2));
+    }
+
+    #[test]
+    fn same_dice_same_game() {
+        let mut a = Seat::new(Player::Pubeval);
+        let mut b = Seat::new(Player::Pubeval);
+        let r: Vec<i32> = (0..20)
+            .map(|g| play_game(&mut a, &mut b, &mut game_dice(5, 0, g)))
+            .collect();
+        let s: Vec<i32> = (0..20)
+            .map(|g| play_game(&mut a, &mut b, &mut game_dice(5, 0, g)))
+            .collect();
+        assert_eq!(r, s);
+    }
+}

@@ -1,0 +1,48 @@
+//! `trainer new`: a weights file with random nets.
+
+use crate::common::{file_md5, io_context, save_weights};
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+use support::cli::Outcome;
+use trainer::init::new_nets;
+use trainer::provenance::{NTrained, Provenance};
+
+/// Arguments of `trainer new`.
+#[derive(Args, Debug)]
+pub struct NewArgs {
+    /// The weights file to write: binary (gnubg.wd format) if it ends in
+    /// .wd, text (gnubg.weights format) otherwise.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: PathBuf,
+    /// Hidden units of the contact, race and crashed nets (a multiple of 4:
+    /// gnubg 1.07 evaluates four hidden units at a time).
+    #[arg(long, default_value_t = 128, value_name = "N")]
+    hidden: usize,
+    /// Seed of the random weights.
+    #[arg(long, default_value_t = 1)]
+    seed: u32,
+}
+
+/// Runs `trainer new`.
+pub fn run(args: &NewArgs) -> Result<Outcome> {
+    let nets = new_nets(args.hidden, args.seed)?;
+    support::atomic::check_writable(&args.output).map_err(io_context(&args.output))?;
+    save_weights(&nets, &args.output)?;
+    let record = Provenance::new(
+        u64::from(args.seed),
+        0,
+        NTrained::default(),
+        None,
+        file_md5(&args.output)?,
+        serde_json::json!({ "hidden": args.hidden }),
+    );
+    trainer::provenance::save(&args.output, &record).map_err(io_context(&args.output))?;
+    support::outln!(
+        "trainer: wrote {} (random nets, {} hidden units, seed {})",
+        args.output.display(),
+        args.hidden,
+        args.seed
+    )?;
+    Ok(Outcome::Done)
+}

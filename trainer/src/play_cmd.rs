@@ -1,0 +1,101 @@
+//! `trainer play`: cubeless money games between two players at 0-ply.
+
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+use support::cli::Outcome;
+use support::progress::Progress;
+use trainer::evaluator_args::EvaluatorArgs;
+use trainer::game::Player;
+use trainer::matches::{play_match, DiceMode};
+
+/// Arguments of `trainer play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    evaluator: EvaluatorArgs,
+    /// Play pubeval as side A instead of the --weights net.
+    #[arg(long, conflicts_with = "weights")]
+    pubeval: bool,
+    /// The opponent: `pubeval` or a weights file (evaluated with the same
+    /// databases and arithmetic as A).
+    #[arg(long, default_value = "pubeval", value_name = "pubeval|FILE")]
+    vs: String,
+    /// Games to play (even with duplicate dice).
+    #[arg(long, default_value_t = 10_000)]
+    games: u64,
+    /// Seed of the dice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (default: all cores); results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+    /// duplicate: each dice sequence played twice, sides swapped;
+    /// independent: fresh dice every game.
+    #[arg(long, value_enum, default_value_t = DiceMode::Duplicate)]
+    dice: DiceMode,
+    /// Print the result as one JSON object (the last line of stdout).
+    #[arg(long)]
+    json: bool,
+}
+
+impl PlayArgs {
+    /// Worker threads requested.
+    pub fn threads(&self) -> Option<u16> {
+        self.threads
+    }
+}
+
+fn player(e: &Option<nets::Evaluator>) -> Player<'_> {
+    e.as_ref().map_or(Player::Pubeval, Player::Net)
+}
+
+/// Runs `trainer play`.
+pub fn run(args: &PlayArgs) -> Result<Outcome> {
+    let a_eval = if args.pubeval {
+        None
+    } else {
+        Some(args.evaluator.build()?)
+    };
+    let b_eval = if args.vs == "pubeval" {
+        None
+    } else {
+        let b = EvaluatorArgs {
+            weights: Some(PathBuf::from(&args.vs)),
+            ..args.evaluator.clone()
+        };
+        Some(b.build()?)
+    };
+    let a_name = if args.pubeval {
+        "pubeval".to_string()
+    } else {
+        trainer::defaults::weights(args.evaluator.weights.as_deref())?
+            .display()
+            .to_string()
+    };
+    let mut progress = Progress::new("trainer play", "games", args.games, args.json);
+    let result = play_match(
+        player(&a_eval),
+        player(&b_eval),
+        args.games,
+        args.seed,
+        args.dice,
+        &mut |done| progress.update(done),
+    )?;
+    progress.finish();
+    if args.json {
+        support::outln!(
+            "{}",
+            serde_json::json!({
+                "games": result.games,
+                "wins": result.wins,
+                "win_rate": result.win_rate,
+                "ppg": result.ppg,
+                "ppg_ci95": result.ppg_ci95,
+            })
+        )?;
+    } else {
+        support::outln!("{a_name} vs {}: {result}", args.vs)?;
+    }
+    Ok(Outcome::Done)
+}

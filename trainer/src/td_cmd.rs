@@ -1,0 +1,261 @@
+//! `trainer td`: TD self-play training with checkpoints, a learning curve
+//! and provenance.
+
+use crate::common::{file_md5, io_context, save_weights, with_suffix};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+use support::atomic::RecycledFile;
+use support::cli::Outcome;
+use support::progress::Progress;
+use trainer::curve::to_csv;
+use trainer::evaluator_args::EvaluatorArgs;
+use trainer::provenance::{recorded_n_trained, Parent, Provenance};
+use trainer::td::{TdEnd, TdHooks, TdProgress, TdSettings, TdTrainer};
+use trainer::td_checkpoint::{self, CheckpointHeader};
+
+/// Arguments of `trainer td`.
+#[derive(Args, Debug)]
+pub struct TdArgs {
+    #[command(flatten)]
+    evaluator: EvaluatorArgs,
+    /// The trained weights: binary if the name ends in .wd, text otherwise.
+    /// OUT.ckpt (checkpoint), OUT.json (provenance) and OUT.curve.csv
+    /// (learning curve) are written beside it.
+    #[arg(short = 'o', long, value_name = "OUT")]
+    output: PathBuf,
+    /// Games to train (in total, counting those of a resumed run).
+    #[arg(long)]
+    games: u64,
+    /// Learning rate α0 before annealing, in (0, 1].
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    alpha: f32,
+    /// Annealing exponent: α = α0 / (n_trained/1000 + 1)^anneal, per net.
+    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
+    anneal: f32,
+    /// λ of TD(λ) in [0, 1] (0: gnubg's TD(0)).
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    lambda: f32,
+    /// Seed of the dice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (default: all cores); results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+    /// Play B games in parallel against the same weights, then apply their
+    /// updates in game order (without it: gnubg's sequential algorithm on
+    /// one thread). Results depend on the seed and B, never on --threads.
+    #[arg(long, value_name = "B")]
+    batch_games: Option<u64>,
+    /// Save OUT.ckpt every K games (0: only when interrupted).
+    #[arg(long, default_value_t = 1000, value_name = "K")]
+    checkpoint_every: u64,
+    /// Continue the run saved in OUT.ckpt (same weights and settings); the
+    /// result is byte-identical to an uninterrupted run.
+    #[arg(long)]
+    resume: bool,
+    /// Play pubeval every K games and append a point to OUT.curve.csv (0:
+    /// no curve).
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    eval_every: u64,
+    /// Games against pubeval per curve point (duplicate dice, even).
+    #[arg(long, default_value_t = 1000, value_name = "M")]
+    eval_games: u64,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+impl TdArgs {
+    /// Worker threads requested.
+    pub fn threads(&self) -> Option<u16> {
+        self.threads
+    }
+
+    fn settings(&self) -> TdSettings {
+        TdSettings {
+            alpha: self.alpha,
+            anneal: self.anneal,
+            lambda: self.lambda,
+            seed: self.seed,
+            batch_games: self.batch_games,
+            eval_every: self.eval_every,
+            eval_games: self.eval_games,
+        }
+    }
+}
+
+/// Saves checkpoints and the curve, shows progress, watches for signals.
+struct Files {
+    checkpoint: RecycledFile,
+    curve: PathBuf,
+    parent_md5: String,
+    stop: Arc<AtomicBool>,
+    bar: Progress,
+    start: Instant,
+    start_games: u64,
+}
+
+impl TdHooks for Files {
+    fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    fn progress(&mut self, progress: &TdProgress, alpha: f32) {
+        self.bar.update(progress.games);
+        let rate = (progress.games - self.start_games) as f64 / self.start.elapsed().as_secs_f64();
+        self.bar.message(format!("{rate:.0} games/s, α {alpha:.4}"));
+    }
+
+    fn curve_point(&mut self, trainer: &TdTrainer) -> std::io::Result<()> {
+        let rows = &trainer.progress().curve;
+        if let Some(r) = rows.last() {
+            support::note!(
+                "trainer td: {} games: {:+.3} ppg ± {:.3} vs pubeval ({:.1} % won), α {:.4}",
+                r.games,
+                r.ppg,
+                r.ppg_ci95,
+                100.0 * r.win_rate,
+                r.alpha
+            );
+        }
+        write_atomically(&self.curve, to_csv(rows).as_bytes())
+    }
+
+    fn checkpoint(&mut self, trainer: &TdTrainer) -> std::io::Result<()> {
+        let header = CheckpointHeader {
+            parent_md5: self.parent_md5.clone(),
+            settings: trainer.settings().clone(),
+            progress: trainer.progress().clone(),
+        };
+        self.checkpoint.save(&td_checkpoint::to_bytes(
+            &header,
+            trainer.evaluator().nets(),
+        ))
+    }
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = support::atomic::AtomicFile::create(path)?;
+    file.write_all_with(|w| w.write_all(bytes))?;
+    file.commit()
+}
+
+/// Runs `trainer td`.
+pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
+    let settings = args.settings();
+    settings.validate(args.games)?;
+    let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
+    let mut eval = args.evaluator.build()?;
+    let parent_md5 = file_md5(&weights)?;
+    let out = &args.output;
+    let ckpt = with_suffix(out, ".ckpt");
+    let curve = with_suffix(out, ".curve.csv");
+    let _lock = support::lock::OutputLock::acquire(out)?;
+    for path in [out, &trainer::provenance::path_for(out)] {
+        support::atomic::check_writable(path).map_err(io_context(path))?;
+    }
+    if args.eval_every > 0 {
+        support::atomic::check_writable(&curve).map_err(io_context(&curve))?;
+    }
+    support::atomic::check_checkpoint_name(&ckpt).map_err(io_context(&ckpt))?;
+    let progress = if args.resume {
+        let bytes = std::fs::read(&ckpt).map_err(|e| {
+            anyhow::anyhow!(
+                "--resume: cannot read the checkpoint {}: {e}",
+                ckpt.display()
+            )
+        })?;
+        let (header, nets) = td_checkpoint::parse(&bytes)
+            .with_context(|| format!("checkpoint {}", ckpt.display()))?;
+        header
+            .check_matches(&parent_md5, &settings)
+            .with_context(|| format!("checkpoint {}", ckpt.display()))?;
+        if header.progress.games > args.games {
+            bail!(
+                "checkpoint {} has {} games, more than --games {}",
+                ckpt.display(),
+                header.progress.games,
+                args.games
+            );
+        }
+        *eval.nets_mut() = nets;
+        header.progress
+    } else {
+        if ckpt.exists() {
+            bail!(
+                "{} exists: continue that run with --resume, or remove it to start again",
+                ckpt.display()
+            );
+        }
+        // A bgkit parent's counts continue (gnubg's files do not hold them).
+        let t = recorded_n_trained(&weights).unwrap_or_default();
+        TdProgress {
+            games: 0,
+            trained: [t.contact, t.race, t.crashed],
+            curve: Vec::new(),
+        }
+    };
+    let start_games = progress.games;
+    let mut files = Files {
+        checkpoint: RecycledFile::new(&ckpt),
+        curve,
+        parent_md5: parent_md5.clone(),
+        stop,
+        bar: Progress::new("trainer td", "games", args.games, args.quiet),
+        start: Instant::now(),
+        start_games,
+    };
+    files.bar.update(start_games);
+    let mut trainer = TdTrainer::new(eval, settings.clone(), progress);
+    let end = trainer.run(args.games, args.checkpoint_every, &mut files)?;
+    files.bar.finish();
+    if end == TdEnd::Stopped {
+        support::note!(
+            "trainer td: stopped after {} games; checkpoint {} (continue with --resume)",
+            trainer.progress().games,
+            ckpt.display()
+        );
+        return Ok(Outcome::Interrupted);
+    }
+    save_weights(trainer.evaluator().nets(), out)?;
+    let p = trainer.progress();
+    let record = Provenance::new(
+        args.seed,
+        p.games,
+        p.trained.into(),
+        Some(Parent {
+            path: weights.clone(),
+            md5: parent_md5,
+        }),
+        file_md5(out)?,
+        serde_json::to_value(&settings).expect("settings serialize"),
+    );
+    trainer::provenance::save(out, &record).map_err(io_context(out))?;
+    files.checkpoint.remove().map_err(io_context(&ckpt))?;
+    let seconds = files.start.elapsed().as_secs_f64();
+    let trained_now = p.games - start_games;
+    support::outln!(
+        "trainer td: {} games ({} this run, {:.1} s, {:.0} games/s); steps: contact {}, race {}, crashed {}; wrote {}",
+        p.games,
+        trained_now,
+        seconds,
+        trained_now as f64 / seconds.max(1e-9),
+        p.trained[0],
+        p.trained[1],
+        p.trained[2],
+        out.display()
+    )?;
+    if let Some(r) = p.curve.last() {
+        support::outln!(
+            "trainer td: last curve point: {:+.3} ppg ± {:.3} vs pubeval after {} games",
+            r.ppg,
+            r.ppg_ci95,
+            r.games
+        )?;
+    }
+    Ok(Outcome::Done)
+}

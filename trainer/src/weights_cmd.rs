@@ -1,0 +1,168 @@
+//! `trainer weights info|convert|splice`.
+
+use crate::common::{file_md5, io_context, load_weights, save_weights};
+use anyhow::Result;
+use clap::{Args, Subcommand, ValueEnum};
+use nets::NetKind;
+use std::path::PathBuf;
+use support::cli::Outcome;
+
+/// Arguments of `trainer weights`.
+#[derive(Args, Debug)]
+pub struct WeightsArgs {
+    #[command(subcommand)]
+    command: WeightsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum WeightsCommand {
+    /// Sizes, slopes, training counts (from FILE.json when bgkit wrote it)
+    /// and an MD5 per net.
+    Info {
+        /// A weights file, text or binary.
+        file: PathBuf,
+    },
+    /// Text ↔ binary: writes the nets of IN to OUT, binary if OUT ends in
+    /// .wd, text otherwise.
+    Convert {
+        /// The weights to read.
+        input: PathBuf,
+        /// The file to write.
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: PathBuf,
+    },
+    /// Puts one net of --from into --into and writes the result to -o (to
+    /// try a new race net inside gnubg's weights, say).
+    Splice {
+        /// Weights holding the net to take.
+        #[arg(long, value_name = "A")]
+        from: PathBuf,
+        /// Which net.
+        #[arg(long, value_enum)]
+        net: NetChoice,
+        /// Weights receiving it.
+        #[arg(long, value_name = "B")]
+        into: PathBuf,
+        /// The file to write.
+        #[arg(short = 'o', long, value_name = "C")]
+        output: PathBuf,
+    },
+}
+
+/// A net of a weights file.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum NetChoice {
+    Contact,
+    Race,
+    Crashed,
+    PruneContact,
+    PruneCrashed,
+    PruneRace,
+}
+
+impl From<NetChoice> for NetKind {
+    fn from(c: NetChoice) -> NetKind {
+        match c {
+            NetChoice::Contact => NetKind::Contact,
+            NetChoice::Race => NetKind::Race,
+            NetChoice::Crashed => NetKind::Crashed,
+            NetChoice::PruneContact => NetKind::PruneContact,
+            NetChoice::PruneCrashed => NetKind::PruneCrashed,
+            NetChoice::PruneRace => NetKind::PruneRace,
+        }
+    }
+}
+
+/// The MD5 of a net's values (little-endian f32, file order).
+fn net_md5(net: &nets::Net) -> String {
+    let bytes: Vec<u8> = net.values().flat_map(f32::to_le_bytes).collect();
+    databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail")
+}
+
+/// Runs `trainer weights`.
+pub fn run(args: &WeightsArgs) -> Result<Outcome> {
+    match &args.command {
+        WeightsCommand::Info { file } => info(file),
+        WeightsCommand::Convert { input, output } => {
+            let nets = load_weights(input)?;
+            support::atomic::check_writable(output).map_err(io_context(output))?;
+            save_weights(&nets, output)?;
+            support::outln!("trainer: wrote {}", output.display())?;
+            Ok(Outcome::Done)
+        }
+        WeightsCommand::Splice {
+            from,
+            net,
+            into,
+            output,
+        } => {
+            let kind = NetKind::from(*net);
+            let donor = load_weights(from)?;
+            let mut nets = load_weights(into)?;
+            support::atomic::check_writable(output).map_err(io_context(output))?;
+            *nets.get_mut(kind) = donor.get(kind).clone();
+            save_weights(&nets, output)?;
+            support::outln!(
+                "trainer: wrote {}: {} with the {} net of {}",
+                output.display(),
+                into.display(),
+                kind.name(),
+                from.display()
+            )?;
+            Ok(Outcome::Done)
+        }
+    }
+}
+
+fn info(file: &std::path::Path) -> Result<Outcome> {
+    let nets = load_weights(file)?;
+    let bytes = std::fs::read(file).map_err(io_context(file))?;
+    let format = if nets::weights_binary::is_binary(&bytes) {
+        "binary (gnubg.wd)"
+    } else {
+        "text (gnubg.weights)"
+    };
+    let trained = trainer::provenance::recorded_n_trained(file);
+    support::outln!("file: {}", file.display())?;
+    support::outln!("format: {format}")?;
+    support::outln!("md5: {}", file_md5(file)?)?;
+    support::outln!(
+        "{:<16} {:>6} {:>6} {:>7} {:>6} {:>6} {:>10} {:>10}  md5 of the values",
+        "net",
+        "inputs",
+        "hidden",
+        "outputs",
+        "β_h",
+        "β_o",
+        "parameters",
+        "n_trained"
+    )?;
+    for kind in NetKind::ALL {
+        let net = nets.get(kind);
+        let n = match (trained, kind) {
+            (Some(t), NetKind::Contact) => t.contact.to_string(),
+            (Some(t), NetKind::Race) => t.race.to_string(),
+            (Some(t), NetKind::Crashed) => t.crashed.to_string(),
+            _ => "-".to_string(),
+        };
+        support::outln!(
+            "{:<16} {:>6} {:>6} {:>7} {:>6} {:>6} {:>10} {:>10}  {}",
+            kind.name(),
+            net.inputs(),
+            net.hidden(),
+            net.outputs(),
+            net.beta_hidden(),
+            net.beta_output(),
+            net.shape().values(),
+            n,
+            net_md5(net)
+        )?;
+    }
+    if trained.is_none() {
+        support::outln!(
+            "n_trained: not recorded (gnubg's formats do not hold it; bgkit keeps it in {}.json)",
+            file.display()
+        )?;
+    }
+    Ok(Outcome::Done)
+}
