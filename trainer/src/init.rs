@@ -21,6 +21,9 @@ pub enum InitError {
          (gnubg 1.07's SSE evaluator works on four hidden units at a time)"
     )]
     Hidden(usize),
+    /// The hidden slope is out of range.
+    #[error("--beta-hidden {0}: must be in (0, 100]")]
+    Beta(f32),
     /// The nets could not be assembled.
     #[error(transparent)]
     Weights(#[from] WeightsError),
@@ -47,21 +50,27 @@ pub fn random_net(shape: NetShape, rng: &mut Mt) -> Result<Net, WeightsError> {
     Net::from_values(shape, values)
 }
 
-/// gnubg's six nets with random weights: `hidden` units in the contact,
-/// race and crashed nets, gnubg's sizes in the pruning nets, slopes
-/// β_h = 0.1 and β_o = 1, all from one Mersenne Twister seeded with `seed`
-/// (the nets in file order).
-pub fn new_nets(hidden: usize, seed: u32) -> Result<Nets, InitError> {
+/// gnubg-nn's hidden-layer slope β_h.
+pub const GNUBG_BETA_HIDDEN: f32 = 0.1;
+
+/// gnubg's six nets with random weights: `hidden` units and hidden slope
+/// `beta_hidden` (gnubg-nn: [`GNUBG_BETA_HIDDEN`]) in the contact, race and
+/// crashed nets, gnubg's sizes and slope in the pruning nets, β_o = 1, all from
+/// one Mersenne Twister seeded with `seed` (the nets in file order).
+pub fn new_nets(hidden: usize, beta_hidden: f32, seed: u32) -> Result<Nets, InitError> {
     check_hidden(hidden)?;
+    if !(beta_hidden > 0.0 && beta_hidden <= 100.0) {
+        return Err(InitError::Beta(beta_hidden));
+    }
     let mut rng = Mt::new(seed);
     let mut nets = Vec::with_capacity(6);
     for (k, kind) in NetKind::ALL.into_iter().enumerate() {
-        let hidden = if k < 3 { hidden } else { GNUBG_HIDDEN[k] };
+        let main = k < 3;
         let shape = NetShape {
             inputs: kind.inputs(),
-            hidden,
+            hidden: if main { hidden } else { GNUBG_HIDDEN[k] },
             outputs: board::NUM_OUTPUTS,
-            beta_hidden: 0.1,
+            beta_hidden: if main { beta_hidden } else { GNUBG_BETA_HIDDEN },
             beta_output: 1.0,
         };
         nets.push(random_net(shape, &mut rng)?);
@@ -76,9 +85,9 @@ mod tests {
 
     #[test]
     fn values_are_on_gnubg_nn_grid_and_seeded() {
-        let a = new_nets(8, 1).unwrap();
-        let b = new_nets(8, 1).unwrap();
-        let c = new_nets(8, 2).unwrap();
+        let a = new_nets(8, GNUBG_BETA_HIDDEN, 1).unwrap();
+        let b = new_nets(8, GNUBG_BETA_HIDDEN, 1).unwrap();
+        let c = new_nets(8, GNUBG_BETA_HIDDEN, 2).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
         let values: Vec<f32> = a.all().iter().flat_map(|n| n.values()).collect();
@@ -95,7 +104,10 @@ mod tests {
     fn hidden_sizes_gnubg_cannot_use_are_refused() {
         for bad in [0, 3, 30, 4100] {
             assert!(
-                matches!(new_nets(bad, 1), Err(InitError::Hidden(_))),
+                matches!(
+                    new_nets(bad, GNUBG_BETA_HIDDEN, 1),
+                    Err(InitError::Hidden(_))
+                ),
                 "{bad}"
             );
         }

@@ -2,6 +2,7 @@
 //! `trainer` library).
 
 mod common;
+mod db_cmd;
 mod eval_cmd;
 mod new_cmd;
 mod play_cmd;
@@ -42,6 +43,9 @@ enum Command {
     Play(play_cmd::PlayArgs),
     /// Draw a learning curve (OUT.curve.csv) as PNG or SVG.
     Plot(plot_cmd::PlotArgs),
+    /// Position databases: import/export .dat, merge, split, dump, stats,
+    /// generate, rollout.
+    Db(db_cmd::DbArgs),
     /// Evaluate positions (Position IDs) at 0 or 1 ply.
     Eval(eval_cmd::EvalArgs),
 }
@@ -63,6 +67,14 @@ fn main() -> ExitCode {
             play_cmd::run(&args)
         }
         Command::Plot(args) => plot_cmd::run(&args),
+        Command::Db(args) => {
+            init_threads(args.threads())?;
+            let stop = support::signals::stop_flag(
+                "trainer db",
+                "stopping after the positions in progress (interrupt again to stop at once)",
+            );
+            db_cmd::run(&args, stop)
+        }
         Command::Eval(args) => eval_cmd::run(&args),
     })
 }

@@ -5,7 +5,7 @@ use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 use support::cli::Outcome;
-use trainer::init::new_nets;
+use trainer::init::{new_nets, GNUBG_BETA_HIDDEN};
 use trainer::provenance::{NTrained, Provenance};
 
 /// Arguments of `trainer new`.
@@ -19,6 +19,11 @@ pub struct NewArgs {
     /// gnubg 1.07 evaluates four hidden units at a time).
     #[arg(long, default_value_t = 128, value_name = "N")]
     hidden: usize,
+    /// Hidden-layer slope β_h of the contact, race and crashed nets (gnubg
+    /// reads it from the file). gnubg-nn uses 0.1; see docs/trainer.md for
+    /// why 1 trains faster from random weights.
+    #[arg(long, default_value_t = GNUBG_BETA_HIDDEN, value_name = "B")]
+    beta_hidden: f32,
     /// Seed of the random weights.
     #[arg(long, default_value_t = 1)]
     seed: u32,
@@ -26,7 +31,7 @@ pub struct NewArgs {
 
 /// Runs `trainer new`.
 pub fn run(args: &NewArgs) -> Result<Outcome> {
-    let nets = new_nets(args.hidden, args.seed)?;
+    let nets = new_nets(args.hidden, args.beta_hidden, args.seed)?;
     support::atomic::check_writable(&args.output).map_err(io_context(&args.output))?;
     save_weights(&nets, &args.output)?;
     let record = Provenance::new(
@@ -35,7 +40,7 @@ pub fn run(args: &NewArgs) -> Result<Outcome> {
         NTrained::default(),
         None,
         file_md5(&args.output)?,
-        serde_json::json!({ "hidden": args.hidden }),
+        serde_json::json!({ "hidden": args.hidden, "beta_hidden": args.beta_hidden }),
     );
     trainer::provenance::save(&args.output, &record).map_err(io_context(&args.output))?;
     support::outln!(

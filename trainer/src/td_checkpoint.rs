@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn round_trip_keeps_every_bit() {
-        let nets = crate::init::new_nets(8, 4).unwrap();
+        let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
         let header = CheckpointHeader {
             parent_md5: "abc".into(),
             settings: settings(),

@@ -1,0 +1,104 @@
+//! gnubg-nn's `.dat` training files (docs/formats.md#training-data-files):
+//! data lines `KEY p0 p1 p2 p3 p4`, the key as 20 letters `A`–`P`.
+
+use board::Probabilities;
+
+/// A `.dat` line that is not data.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {why}")]
+pub struct DatError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub why: String,
+}
+
+/// The 20 letters of a key: each byte as `'A' + high nibble`, `'A' + low`.
+pub fn key_to_letters(key: &[u8; 10]) -> String {
+    key.iter()
+        .flat_map(|b| [char::from(b'A' + (b >> 4)), char::from(b'A' + (b & 15))])
+        .collect()
+}
+
+/// The key of 20 letters `A`–`P`.
+pub fn letters_to_key(letters: &str) -> Option<[u8; 10]> {
+    let b = letters.as_bytes();
+    if b.len() != 20 || !b.iter().all(|c| (b'A'..=b'P').contains(c)) {
+        return None;
+    }
+    Some(std::array::from_fn(|i| {
+        ((b[2 * i] - b'A') << 4) | (b[2 * i + 1] - b'A')
+    }))
+}
+
+/// Parses a `.dat` text: the data lines (a capital letter first) as keys
+/// and five targets; other lines (comments, blank) are skipped. A data
+/// line that is malformed is an error naming its line.
+pub fn parse(text: &str) -> Result<Vec<([u8; 10], Probabilities)>, DatError> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if !line.starts_with(|c: char| c.is_ascii_uppercase()) {
+            continue;
+        }
+        let bad = |why: &str| DatError {
+            line: n + 1,
+            why: why.to_string(),
+        };
+        let mut fields = line.split_ascii_whitespace();
+        let key = fields
+            .next()
+            .and_then(letters_to_key)
+            .ok_or_else(|| bad("the key must be 20 letters A–P"))?;
+        let mut targets = [0f32; 5];
+        for t in &mut targets {
+            let field = fields
+                .next()
+                .ok_or_else(|| bad("fewer than five targets after the key"))?;
+            *t = field
+                .parse::<f32>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| bad(&format!("{field:?} is not a number")))?;
+        }
+        out.push((key, targets));
+    }
+    Ok(out)
+}
+
+/// One data line, targets with five decimals (as gnubg-nn writes them).
+pub fn line(key: &[u8; 10], targets: &Probabilities) -> String {
+    let mut s = key_to_letters(key);
+    for t in targets {
+        s.push_str(&format!(" {t:.5}"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn starting_position_key() {
+        let key = board::Board::starting().id_bytes();
+        assert_eq!(key_to_letters(&key), "OAHDPAABDAOAHDPAABDA");
+        assert_eq!(letters_to_key("OAHDPAABDAOAHDPAABDA"), Some(key));
+        assert_eq!(letters_to_key("OAHDPAABDAOAHDPAABDQ"), None);
+    }
+
+    #[test]
+    fn parse_skips_comments_and_names_bad_lines() {
+        let text =
+            "# comment\n\nOAHDPAABDAOAHDPAABDA 0.52151 0.15391 0.00756 0.12985 0.00755 extra\n";
+        let v = parse(text).unwrap();
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].1[0], 0.52151);
+        let e = parse("# x\nOAHDPAABDAOAHDPAABDA 0.5 0.1\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(parse("OAHDPAAB 0.5 0.1 0 0 0\n").is_err());
+        assert!(parse("OAHDPAABDAOAHDPAABDA 0.5 x 0 0 0\n")
+            .unwrap_err()
+            .why
+            .contains("\"x\""));
+    }
+}

@@ -1,0 +1,595 @@
+//! `trainer db`: position databases (import/export gnubg-nn `.dat`, merge,
+//! split, dump, stats, generate, rollout).
+
+use crate::common::{file_md5, io_context, with_suffix};
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use support::cli::Outcome;
+use support::progress::Progress;
+use trainer::dat;
+use trainer::evaluator_args::EvaluatorArgs;
+use trainer::posdb::{class_code, class_from_code, position_id, PositionDb, Record, HAS_TARGETS};
+use trainer::rollout::RolloutSettings;
+use trainer::rollout_job::{journal_path, rollout_db, JobOptions, Shard};
+
+/// Arguments of `trainer db`.
+#[derive(Args, Debug)]
+pub struct DbArgs {
+    #[command(subcommand)]
+    command: DbCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum DbCommand {
+    /// Read a gnubg-nn .dat file into a database (classes from the bearoff
+    /// databases given, else gnubg's installed ones).
+    Import {
+        /// The .dat file.
+        dat: PathBuf,
+        /// The database to write.
+        #[arg(short = 'o', long, value_name = "DB")]
+        output: PathBuf,
+        /// Bearoff database for the classes (repeatable).
+        #[arg(long, value_name = "FILE")]
+        bearoff: Vec<PathBuf>,
+    },
+    /// Write the positions that have targets as a gnubg-nn .dat file.
+    Export {
+        /// The database.
+        db: PathBuf,
+        /// The file to write.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// The union of databases (rolled-out copies win; conflicting results
+    /// or settings are errors).
+    Merge {
+        /// The databases, in order.
+        #[arg(required = true, num_args = 1..)]
+        dbs: Vec<PathBuf>,
+        /// The merged database.
+        #[arg(short = 'o', long, value_name = "DB")]
+        output: PathBuf,
+    },
+    /// Split into a training set and a held-out set.
+    Split {
+        /// The database.
+        db: PathBuf,
+        /// Fraction of positions held out.
+        #[arg(long, default_value_t = 0.1)]
+        holdout: f64,
+        /// Seed of the choice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// TRAIN then HELD.
+        #[arg(
+            short = 'o',
+            long = "output",
+            value_name = "DB",
+            num_args = 1,
+            required = true
+        )]
+        outputs: Vec<PathBuf>,
+    },
+    /// Print positions: Position ID, class, trials, targets, equity and
+    /// standard errors.
+    Dump {
+        /// The database.
+        db: PathBuf,
+        /// At most this many positions.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Positions per class, rolled-out counts, trials, mean targets and
+    /// standard errors.
+    Stats {
+        /// The database.
+        db: PathBuf,
+    },
+    /// Positions from 0-ply self-play where the 0-ply and 1-ply equities
+    /// differ by at least --threshold (gnubg's former `database generate`).
+    Generate {
+        #[command(flatten)]
+        evaluator: EvaluatorArgs,
+        /// Games to play.
+        #[arg(long)]
+        games: u64,
+        /// The database to write.
+        #[arg(short = 'o', long, value_name = "DB")]
+        output: PathBuf,
+        /// Minimum |0-ply − 1-ply| equity difference.
+        #[arg(long, default_value_t = 0.1)]
+        threshold: f32,
+        /// Classes to keep (comma-separated: contact, crashed, race).
+        #[arg(long, default_value = "contact,crashed,race", value_delimiter = ',')]
+        classes: Vec<String>,
+        /// Seed of the dice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads (default: all cores).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
+    },
+    /// Cubeless rollouts of the database's positions, in place.
+    Rollout {
+        /// The database (rewritten atomically at the end).
+        db: PathBuf,
+        #[command(flatten)]
+        evaluator: EvaluatorArgs,
+        /// Trials per position.
+        #[arg(long, default_value_t = 1296)]
+        trials: u32,
+        /// Plies of the move choice.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1))]
+        plies: u32,
+        /// Seed of the dice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads (default: all cores); results do not depend on it.
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
+        /// Roll out only positions i with i mod N = K − 1.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Play every trial to the end instead of stopping at an exact
+        /// two-sided bearoff position.
+        #[arg(long)]
+        no_truncate: bool,
+        /// Continue an interrupted rollout from DB.journal.
+        #[arg(long)]
+        resume: bool,
+        /// Positions rolled out between journal syncs.
+        #[arg(long, default_value_t = 8, hide = true)]
+        chunk: usize,
+        /// No progress bar.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+    },
+}
+
+impl DbArgs {
+    /// Worker threads requested.
+    pub fn threads(&self) -> Option<u16> {
+        match &self.command {
+            DbCommand::Generate { threads, .. } | DbCommand::Rollout { threads, .. } => *threads,
+            _ => None,
+        }
+    }
+}
+
+fn open(path: &Path) -> Result<PositionDb> {
+    PositionDb::open(path).with_context(|| format!("{}", path.display()))
+}
+
+fn save(db: &PositionDb, path: &Path) -> Result<()> {
+    db.save(path)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Writes `DB.json`: how the database was made.
+fn save_provenance(db: &Path, settings: serde_json::Value) -> Result<()> {
+    let record = serde_json::json!({
+        "tool": format!("bgkit trainer {}", env!("CARGO_PKG_VERSION")),
+        "command": std::env::args().collect::<Vec<_>>(),
+        "settings": settings,
+        "md5": file_md5(db)?,
+    });
+    let path = with_suffix(db, ".json");
+    let mut file = support::atomic::AtomicFile::create(&path).map_err(io_context(&path))?;
+    file.write_all_with(|w| {
+        writeln!(
+            w,
+            "{}",
+            serde_json::to_string_pretty(&record).expect("json")
+        )
+    })
+    .map_err(io_context(&path))?;
+    file.commit().map_err(io_context(&path))
+}
+
+fn parse_class(name: &str) -> Result<nets::Class> {
+    Ok(match name.trim() {
+        "contact" => nets::Class::Contact,
+        "crashed" => nets::Class::Crashed,
+        "race" => nets::Class::Race,
+        other => bail!("--classes: unknown class {other:?} (contact, crashed, race)"),
+    })
+}
+
+/// Runs `trainer db`.
+pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
+    match &args.command {
+        DbCommand::Import {
+            dat: input,
+            output,
+            bearoff,
+        } => import(input, output, bearoff),
+        DbCommand::Export { db, output } => export(db, output),
+        DbCommand::Merge { dbs, output } => {
+            let all = dbs.iter().map(|p| open(p)).collect::<Result<Vec<_>>>()?;
+            support::atomic::check_writable(output).map_err(io_context(output))?;
+            let merged = PositionDb::merge(&all)?;
+            save(&merged, output)?;
+            support::outln!(
+                "trainer db: merged {} databases: {} positions ({} rolled out) into {}",
+                dbs.len(),
+                merged.records.len(),
+                merged.records.iter().filter(|r| r.rolled_out()).count(),
+                output.display()
+            )?;
+            Ok(Outcome::Done)
+        }
+        DbCommand::Split {
+            db,
+            holdout,
+            seed,
+            outputs,
+        } => split(db, *holdout, *seed, outputs),
+        DbCommand::Dump { db, limit, json } => dump(db, *limit, *json),
+        DbCommand::Stats { db } => stats(db),
+        DbCommand::Generate {
+            evaluator,
+            games,
+            output,
+            threshold,
+            classes,
+            seed,
+            ..
+        } => generate(evaluator, *games, output, *threshold, classes, *seed),
+        DbCommand::Rollout {
+            db,
+            evaluator,
+            trials,
+            plies,
+            seed,
+            shard,
+            no_truncate,
+            resume,
+            chunk,
+            quiet,
+            ..
+        } => {
+            if *trials == 0 {
+                bail!("--trials must be at least 1");
+            }
+            let shard: Shard = match shard {
+                Some(s) => s.parse().map_err(anyhow::Error::msg)?,
+                None => Shard::ALL,
+            };
+            let weights = trainer::defaults::weights(evaluator.weights.as_deref())?;
+            let eval = evaluator.build()?;
+            let _lock = support::lock::OutputLock::acquire(db)?;
+            support::atomic::check_writable(db).map_err(io_context(db))?;
+            let settings = RolloutSettings {
+                trials: *trials,
+                plies: *plies,
+                seed: *seed,
+                truncate: !no_truncate,
+                weights_md5: file_md5(&weights)?,
+            };
+            let mut bar: Option<Progress> = None;
+            let summary = rollout_db(
+                db,
+                &eval,
+                &settings,
+                JobOptions {
+                    shard,
+                    resume: *resume,
+                    chunk: *chunk,
+                },
+                &mut |done, total| {
+                    bar.get_or_insert_with(|| {
+                        Progress::new("trainer db rollout", "positions", total as u64, *quiet)
+                    })
+                    .update(done as u64)
+                },
+                &|| stop.load(Ordering::SeqCst),
+            )
+            .with_context(|| format!("{}", db.display()))?;
+            if let Some(b) = &bar {
+                b.finish();
+            }
+            let Some(summary) = summary else {
+                support::note!(
+                    "trainer db rollout: stopped; finished positions are in {} (continue with --resume)",
+                    journal_path(db).display()
+                );
+                return Ok(Outcome::Interrupted);
+            };
+            save_provenance(db, serde_json::to_value(&settings).expect("json"))?;
+            support::outln!(
+                "trainer db rollout: {} positions in shard {}/{}: {} rolled out now, {} from the journal, {} already done; wrote {}",
+                summary.in_shard,
+                shard.index,
+                shard.count,
+                summary.rolled,
+                summary.resumed,
+                summary.kept,
+                db.display()
+            )?;
+            Ok(Outcome::Done)
+        }
+    }
+}
+
+fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
+    let text = std::fs::read_to_string(input)
+        .with_context(|| format!("cannot read {}", input.display()))?;
+    let rows = dat::parse(&text).with_context(|| format!("{}", input.display()))?;
+    let db_files = trainer::defaults::bearoff(bearoff);
+    let bearoff = nets::BearoffDatabases::open(&db_files)?;
+    support::atomic::check_writable(output).map_err(io_context(output))?;
+    let mut seen = std::collections::HashSet::new();
+    let mut records = Vec::with_capacity(rows.len());
+    let mut duplicates = 0;
+    for (n, (key, targets)) in rows.iter().enumerate() {
+        let board = board::Board::from_id_bytes(key).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: data line {}: not a position ({e})",
+                input.display(),
+                n + 1
+            )
+        })?;
+        if !seen.insert(*key) {
+            duplicates += 1;
+            continue;
+        }
+        let mut r = Record::new(*key, nets::classify(&board, &bearoff));
+        r.flags = HAS_TARGETS;
+        r.targets = *targets;
+        r.equity = board::cubeless_equity(targets);
+        records.push(r);
+    }
+    let db = PositionDb {
+        records,
+        rollout_settings: None,
+    };
+    save(&db, output)?;
+    save_provenance(
+        output,
+        serde_json::json!({ "imported": input, "md5": file_md5(input)? }),
+    )?;
+    support::outln!(
+        "trainer db import: {} positions from {} into {}{}",
+        db.records.len(),
+        input.display(),
+        output.display(),
+        if duplicates > 0 {
+            format!(" ({duplicates} repeated keys skipped: the first line of each key is kept)")
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(Outcome::Done)
+}
+
+fn export(db: &Path, output: &Path) -> Result<Outcome> {
+    let db_data = open(db)?;
+    support::atomic::check_writable(output).map_err(io_context(output))?;
+    let mut text = String::new();
+    let mut n = 0;
+    for r in db_data.records.iter().filter(|r| r.has_targets()) {
+        text.push_str(&dat::line(&r.key, &r.targets));
+        text.push('\n');
+        n += 1;
+    }
+    let mut file = support::atomic::AtomicFile::create(output).map_err(io_context(output))?;
+    file.write_all_with(|w| w.write_all(text.as_bytes()))
+        .map_err(io_context(output))?;
+    file.commit().map_err(io_context(output))?;
+    let skipped = db_data.records.len() - n;
+    support::outln!(
+        "trainer db export: {n} positions to {}{}",
+        output.display(),
+        if skipped > 0 {
+            format!(" ({skipped} without targets skipped)")
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(Outcome::Done)
+}
+
+fn split(db: &Path, holdout: f64, seed: u64, outputs: &[PathBuf]) -> Result<Outcome> {
+    if !(0.0..=1.0).contains(&holdout) {
+        bail!("--holdout {holdout}: must be in [0, 1]");
+    }
+    let [train, held] = outputs else {
+        bail!("give two outputs: -o TRAIN -o HELD");
+    };
+    let data = open(db)?;
+    for p in [train, held] {
+        support::atomic::check_writable(p).map_err(io_context(p))?;
+    }
+    let (mut a, mut b) = (PositionDb::default(), PositionDb::default());
+    a.rollout_settings = data.rollout_settings.clone();
+    b.rollout_settings = data.rollout_settings.clone();
+    for r in &data.records {
+        // A position's side depends only on the seed and its key.
+        let mut key = seed.to_le_bytes().to_vec();
+        key.extend_from_slice(&r.key);
+        let h = databases::published::md5_hex(&key[..]).expect("memory");
+        let u = u64::from_str_radix(&h[..16], 16).expect("hex") as f64 / 2f64.powi(64);
+        if u < holdout {
+            b.records.push(*r);
+        } else {
+            a.records.push(*r);
+        }
+    }
+    save(&a, train)?;
+    save(&b, held)?;
+    support::outln!(
+        "trainer db split: {} positions to {}, {} held out to {}",
+        a.records.len(),
+        train.display(),
+        b.records.len(),
+        held.display()
+    )?;
+    Ok(Outcome::Done)
+}
+
+fn dump(db: &Path, limit: Option<usize>, json: bool) -> Result<Outcome> {
+    let data = open(db)?;
+    for r in data.records.iter().take(limit.unwrap_or(usize::MAX)) {
+        if json {
+            support::outln!(
+                "{}",
+                serde_json::json!({
+                    "id": position_id(&r.key),
+                    "class": r.class().name(),
+                    "trials": r.trials,
+                    "targets": r.has_targets().then_some(r.targets),
+                    "equity": r.has_targets().then_some(r.equity),
+                    "std_errors": r.rolled_out().then_some(r.std_errors),
+                    "equity_std_error": r.rolled_out().then_some(r.equity_std_error),
+                })
+            )?;
+        } else {
+            let t = if r.has_targets() {
+                r.targets
+                    .iter()
+                    .map(|v| format!("{v:.6}"))
+                    .collect::<Vec<_>>()
+                    .join("\t")
+            } else {
+                "-\t-\t-\t-\t-".into()
+            };
+            support::outln!(
+                "{}\t{}\t{}\t{t}\t{:.6}\t{:.6}",
+                position_id(&r.key),
+                r.class().name(),
+                r.trials,
+                r.equity,
+                r.equity_std_error
+            )?;
+        }
+    }
+    Ok(Outcome::Done)
+}
+
+fn stats(db: &Path) -> Result<Outcome> {
+    let data = open(db)?;
+    support::outln!("{}: {} positions", db.display(), data.records.len())?;
+    if let Some(s) = &data.rollout_settings {
+        support::outln!("rollout settings: {s}")?;
+    }
+    support::outln!(
+        "{:<10} {:>9} {:>9} {:>11} {:>9} {:>10} {:>12}",
+        "class",
+        "positions",
+        "targets",
+        "rolled out",
+        "trials",
+        "mean win",
+        "mean eq. SE"
+    )?;
+    for code in 0..8u8 {
+        let rs: Vec<&Record> = data.records.iter().filter(|r| r.class == code).collect();
+        if rs.is_empty() {
+            continue;
+        }
+        let with: Vec<&&Record> = rs.iter().filter(|r| r.has_targets()).collect();
+        let rolled: Vec<&&Record> = rs.iter().filter(|r| r.rolled_out()).collect();
+        let mean = |v: &[f64]| {
+            if v.is_empty() {
+                0.0
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            }
+        };
+        let trials: u64 = rolled.iter().map(|r| u64::from(r.trials)).sum();
+        let win = mean(
+            &with
+                .iter()
+                .map(|r| f64::from(r.targets[0]))
+                .collect::<Vec<_>>(),
+        );
+        let se = mean(
+            &rolled
+                .iter()
+                .map(|r| f64::from(r.equity_std_error))
+                .collect::<Vec<_>>(),
+        );
+        support::outln!(
+            "{:<10} {:>9} {:>9} {:>11} {:>9} {:>10.4} {:>12.5}",
+            class_from_code(code).map_or("?", |c| c.name()),
+            rs.len(),
+            with.len(),
+            rolled.len(),
+            trials,
+            win,
+            se
+        )?;
+    }
+    Ok(Outcome::Done)
+}
+
+fn generate(
+    evaluator: &EvaluatorArgs,
+    games: u64,
+    output: &Path,
+    threshold: f32,
+    classes: &[String],
+    seed: u64,
+) -> Result<Outcome> {
+    if games == 0 {
+        bail!("--games must be at least 1");
+    }
+    if !(threshold >= 0.0 && threshold.is_finite()) {
+        bail!("--threshold {threshold}: must be 0 or more");
+    }
+    let classes = classes
+        .iter()
+        .map(|c| parse_class(c))
+        .collect::<Result<Vec<_>>>()?;
+    let weights = trainer::defaults::weights(evaluator.weights.as_deref())?;
+    let eval = evaluator.build()?;
+    support::atomic::check_writable(output).map_err(io_context(output))?;
+    let mut bar = Progress::new("trainer db generate", "games", games, false);
+    let (records, stats) =
+        trainer::generate::generate(&eval, games, seed, threshold, &classes, &mut |d| {
+            bar.update(d)
+        });
+    bar.finish();
+    let db = PositionDb {
+        records,
+        rollout_settings: None,
+    };
+    save(&db, output)?;
+    save_provenance(
+        output,
+        serde_json::json!({
+            "games": games, "seed": seed, "threshold": threshold,
+            "classes": classes.iter().map(|c| c.name()).collect::<Vec<_>>(),
+            "weights": weights, "weights_md5": file_md5(&weights)?,
+        }),
+    )?;
+    for c in &classes {
+        let k = usize::from(class_code(*c));
+        let unique = db
+            .records
+            .iter()
+            .filter(|r| r.class == class_code(*c))
+            .count();
+        support::outln!(
+            "trainer db generate: {:<8} {} positions examined, {} passed ({:.2} %), {} unique",
+            c.name(),
+            stats.examined[k],
+            stats.kept[k],
+            100.0 * stats.kept[k] as f64 / stats.examined[k].max(1) as f64,
+            unique
+        )?;
+    }
+    support::outln!(
+        "trainer db generate: {} positions written to {}",
+        db.records.len(),
+        output.display()
+    )?;
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,101 @@
+//! Positions for a database from 0-ply self-play, kept where the 0-ply and
+//! 1-ply equities differ by at least a threshold (gnubg's former `database
+//! generate`; docs/trainer.md#position-databases).
+
+use crate::game::game_dice;
+use crate::posdb::Record;
+use board::Board;
+use nets::{Class, Evaluator, Scratch};
+use rayon::prelude::*;
+use std::collections::HashSet;
+
+const GENERATE_TAG: u32 = 0x6E4;
+
+/// Counts of a generation run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GenerateStats {
+    /// Positions of the requested classes seen (with repeats).
+    pub examined: [u64; 8],
+    /// Of those, how many met the threshold (with repeats).
+    pub kept: [u64; 8],
+}
+
+/// The positions of one game that pass: pre-roll positions of the wanted
+/// classes with |0-ply − 1-ply equity| ≥ `threshold`.
+fn game_positions(
+    eval: &Evaluator,
+    seed: u64,
+    g: u64,
+    threshold: f32,
+    classes: &[Class],
+    s: &mut Scratch,
+) -> (Vec<(Board, Class)>, Vec<Class>) {
+    let mut dice = game_dice(seed, GENERATE_TAG, g);
+    let mut board = Board::starting();
+    let (mut d0, mut d1) = dice.opening_roll();
+    let mut kept = Vec::new();
+    let mut seen = Vec::new();
+    loop {
+        let class = eval.classify(&board);
+        if class == Class::Over {
+            return (kept, seen);
+        }
+        if classes.contains(&class) {
+            seen.push(class);
+            let e0 = eval.evaluate(&board, s).equity();
+            let e1 = eval.evaluate_plied(&board, 1, false, s).equity();
+            if (e0 - e1).abs() >= threshold {
+                kept.push((board, class));
+            }
+        }
+        let after = eval.best_move(&board, d0, d1, false, s).unwrap_or(board);
+        if board::eval_over(&after, board::Variant::Standard).is_some() {
+            return (kept, seen);
+        }
+        board = after.swapped();
+        (d0, d1) = dice.roll();
+    }
+}
+
+/// Plays `games` games (in parallel, in chunks; `progress(done)` after each)
+/// and returns the unique positions that pass, in order of first
+/// appearance (game by game), with counts per class.
+pub fn generate(
+    eval: &Evaluator,
+    games: u64,
+    seed: u64,
+    threshold: f32,
+    classes: &[Class],
+    progress: &mut dyn FnMut(u64),
+) -> (Vec<Record>, GenerateStats) {
+    let mut unique = HashSet::new();
+    let mut records = Vec::new();
+    let mut stats = GenerateStats::default();
+    let chunk = 64;
+    let mut start = 0;
+    while start < games {
+        let end = (start + chunk).min(games);
+        let found: Vec<_> = (start..end)
+            .into_par_iter()
+            .map_init(
+                || eval.scratch(),
+                |s, g| game_positions(eval, seed, g, threshold, classes, s),
+            )
+            .collect();
+        for (kept, seen) in found {
+            for c in seen {
+                stats.examined[usize::from(crate::posdb::class_code(c))] += 1;
+            }
+            for (board, class) in kept {
+                stats.kept[usize::from(crate::posdb::class_code(class))] += 1;
+                let key = board.id_bytes();
+                if unique.insert(key) {
+                    records.push(Record::new(key, class));
+                }
+            }
+        }
+        start = end;
+        progress(start);
+    }
+    (records, stats)
+}

@@ -1,0 +1,438 @@
+//! Position databases (docs/formats.md#position-databases): positions with
+//! their class, targets, trial counts and standard errors, in a versioned
+//! file with a CRC-32 per block, read through a memory map.
+//!
+//! Layout (little-endian):
+//!
+//! ```text
+//! header   64 bytes: "BGKITPDB", version u32 = 1, record length u32 = 64,
+//!          count u64, records per block u32 = 1024, rollout settings
+//!          (32 bytes: an MD5 in hex, or zeros), CRC-32 of bytes 0..60
+//! records  count × 64 bytes, in the database's order
+//! checksums one CRC-32 per block of 1024 records (the last block may be short)
+//! ```
+
+use board::Probabilities;
+use memmap2::Mmap;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"BGKITPDB";
+const VERSION: u32 = 1;
+/// Bytes per record.
+pub const RECORD_LEN: usize = 64;
+/// Bytes of the header.
+pub const HEADER_LEN: usize = 64;
+/// Records per checksummed block.
+pub const BLOCK_RECORDS: usize = 1024;
+
+/// The record has targets (imported, or rolled out).
+pub const HAS_TARGETS: u8 = 1;
+/// The targets come from a rollout (trials and standard errors are set).
+pub const ROLLED_OUT: u8 = 2;
+
+/// One position and what is known about it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Record {
+    /// gnubg's 10-byte position key (`sides[1]` on roll).
+    pub key: [u8; 10],
+    /// The position class (as `nets::Class`, see [`class_code`]).
+    pub class: u8,
+    /// [`HAS_TARGETS`], [`ROLLED_OUT`].
+    pub flags: u8,
+    /// Rollout trials (0 unless rolled out).
+    pub trials: u32,
+    /// The five probabilities for the side on roll.
+    pub targets: Probabilities,
+    /// Cubeless equity (the mean of the trials' equities for a rollout).
+    pub equity: f32,
+    /// Standard errors of the five targets (0 unless rolled out).
+    pub std_errors: Probabilities,
+    /// Standard error of the equity.
+    pub equity_std_error: f32,
+}
+
+impl Record {
+    /// A position without targets.
+    pub fn new(key: [u8; 10], class: nets::Class) -> Record {
+        Record {
+            key,
+            class: class_code(class),
+            flags: 0,
+            trials: 0,
+            targets: [0.0; 5],
+            equity: 0.0,
+            std_errors: [0.0; 5],
+            equity_std_error: 0.0,
+        }
+    }
+
+    /// True if the record has targets.
+    pub fn has_targets(&self) -> bool {
+        self.flags & HAS_TARGETS != 0
+    }
+
+    /// True if the targets come from a rollout.
+    pub fn rolled_out(&self) -> bool {
+        self.flags & ROLLED_OUT != 0
+    }
+
+    /// The class.
+    pub fn class(&self) -> nets::Class {
+        class_from_code(self.class).unwrap_or(nets::Class::Over)
+    }
+
+    pub(crate) fn to_bytes(self) -> [u8; RECORD_LEN] {
+        let mut b = [0u8; RECORD_LEN];
+        b[..10].copy_from_slice(&self.key);
+        b[10] = self.class;
+        b[11] = self.flags;
+        b[12..16].copy_from_slice(&self.trials.to_le_bytes());
+        let floats = self
+            .targets
+            .iter()
+            .chain([&self.equity])
+            .chain(&self.std_errors)
+            .chain([&self.equity_std_error]);
+        for (k, v) in floats.enumerate() {
+            b[16 + 4 * k..20 + 4 * k].copy_from_slice(&v.to_le_bytes());
+        }
+        b
+    }
+
+    pub(crate) fn from_bytes(b: &[u8]) -> Result<Record, DbError> {
+        let f =
+            |k: usize| f32::from_le_bytes(b[16 + 4 * k..20 + 4 * k].try_into().expect("4 bytes"));
+        let r = Record {
+            key: b[..10].try_into().expect("10 bytes"),
+            class: b[10],
+            flags: b[11],
+            trials: u32::from_le_bytes(b[12..16].try_into().expect("4 bytes")),
+            targets: std::array::from_fn(f),
+            equity: f(5),
+            std_errors: std::array::from_fn(|k| f(6 + k)),
+            equity_std_error: f(11),
+        };
+        if class_from_code(r.class).is_none() || r.flags & !(HAS_TARGETS | ROLLED_OUT) != 0 {
+            return Err(DbError::Corrupt(
+                "a record has an unknown class or flags".into(),
+            ));
+        }
+        Ok(r)
+    }
+}
+
+/// The stable code of a class in a database record.
+pub fn class_code(class: nets::Class) -> u8 {
+    use nets::Class::*;
+    match class {
+        Over => 0,
+        Bearoff2 => 1,
+        BearoffTs => 2,
+        Bearoff1 => 3,
+        BearoffOs => 4,
+        Race => 5,
+        Crashed => 6,
+        Contact => 7,
+    }
+}
+
+/// The class of a code, if valid.
+pub fn class_from_code(code: u8) -> Option<nets::Class> {
+    use nets::Class::*;
+    [
+        Over, Bearoff2, BearoffTs, Bearoff1, BearoffOs, Race, Crashed, Contact,
+    ]
+    .get(usize::from(code))
+    .copied()
+}
+
+/// Why a database cannot be read, written or combined.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// Reading or writing failed.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The file is not a position database or is damaged.
+    #[error("not a bgkit position database or damaged: {0}")]
+    Corrupt(String),
+    /// Two databases cannot be merged.
+    #[error("{0}")]
+    Conflict(String),
+}
+
+/// A position database in memory.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PositionDb {
+    /// The positions, in order.
+    pub records: Vec<Record>,
+    /// The rollout settings of its rolled-out records (an MD5 in hex), if
+    /// any were rolled out.
+    pub rollout_settings: Option<String>,
+}
+
+fn crc(bytes: &[u8]) -> u32 {
+    crc32fast::hash(bytes)
+}
+
+impl PositionDb {
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let n = self.records.len();
+        let blocks = n.div_ceil(BLOCK_RECORDS);
+        let mut bytes = Vec::with_capacity(HEADER_LEN + n * RECORD_LEN + 4 * blocks);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(RECORD_LEN as u32).to_le_bytes());
+        bytes.extend_from_slice(&(n as u64).to_le_bytes());
+        bytes.extend_from_slice(&(BLOCK_RECORDS as u32).to_le_bytes());
+        let mut settings = [0u8; 32];
+        if let Some(s) = &self.rollout_settings {
+            let s = s.as_bytes();
+            settings[..s.len().min(32)].copy_from_slice(&s[..s.len().min(32)]);
+        }
+        bytes.extend_from_slice(&settings);
+        let header_crc = crc(&bytes[..60]);
+        bytes.extend_from_slice(&header_crc.to_le_bytes());
+        for r in &self.records {
+            bytes.extend_from_slice(&r.to_bytes());
+        }
+        let checksums: Vec<u32> = bytes[HEADER_LEN..]
+            .chunks(BLOCK_RECORDS * RECORD_LEN)
+            .map(crc)
+            .collect();
+        for c in checksums {
+            bytes.extend_from_slice(&c.to_le_bytes());
+        }
+        bytes
+    }
+
+    /// Parses and checks a database's bytes (header, size, every block's
+    /// checksum, every record's class and flags).
+    pub fn from_bytes(bytes: &[u8]) -> Result<PositionDb, DbError> {
+        let corrupt = |m: &str| Err(DbError::Corrupt(m.to_string()));
+        if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+            return corrupt("no position-database header");
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+        if crc(&bytes[..60]) != u32_at(60) {
+            return corrupt("the header's checksum does not match");
+        }
+        if u32_at(8) != VERSION {
+            return Err(DbError::Corrupt(format!(
+                "version {} (this bgkit reads {VERSION})",
+                u32_at(8)
+            )));
+        }
+        if u32_at(12) as usize != RECORD_LEN || u32_at(24) as usize != BLOCK_RECORDS {
+            return corrupt("unexpected record or block size");
+        }
+        let count = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
+        let n = usize::try_from(count)
+            .ok()
+            .filter(|&n| n <= (bytes.len() / RECORD_LEN));
+        let Some(n) = n else {
+            return corrupt("the record count does not fit the file");
+        };
+        let blocks = n.div_ceil(BLOCK_RECORDS);
+        if bytes.len() != HEADER_LEN + n * RECORD_LEN + 4 * blocks {
+            return Err(DbError::Corrupt(format!(
+                "{} bytes, expected {} for {n} records (truncated or extended)",
+                bytes.len(),
+                HEADER_LEN + n * RECORD_LEN + 4 * blocks
+            )));
+        }
+        let body = &bytes[HEADER_LEN..HEADER_LEN + n * RECORD_LEN];
+        let sums = &bytes[HEADER_LEN + n * RECORD_LEN..];
+        for (b, chunk) in body.chunks(BLOCK_RECORDS * RECORD_LEN).enumerate() {
+            let stored = u32::from_le_bytes(sums[4 * b..4 * b + 4].try_into().expect("4 bytes"));
+            if crc(chunk) != stored {
+                return Err(DbError::Corrupt(format!(
+                    "block {b} (records {}–{}) fails its checksum",
+                    b * BLOCK_RECORDS,
+                    (b * BLOCK_RECORDS + BLOCK_RECORDS).min(n) - 1
+                )));
+            }
+        }
+        let records = body
+            .chunks_exact(RECORD_LEN)
+            .map(Record::from_bytes)
+            .collect::<Result<Vec<_>, _>>()?;
+        let settings = &bytes[28..60];
+        let rollout_settings = (settings.iter().any(|&b| b != 0)).then(|| {
+            String::from_utf8_lossy(settings)
+                .trim_end_matches('\0')
+                .to_string()
+        });
+        Ok(PositionDb {
+            records,
+            rollout_settings,
+        })
+    }
+
+    /// Opens a database through a memory map and checks it.
+    pub fn open(path: &Path) -> Result<PositionDb, DbError> {
+        let io = |error| DbError::Io {
+            path: path.to_owned(),
+            error,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            )));
+        }
+        if meta.len() == 0 {
+            return Err(DbError::Corrupt("empty file".into()));
+        }
+        // SAFETY: the map is read-only and private to this call; bgkit
+        // replaces databases by renaming complete files, never in place, so
+        // the mapped pages do not change while they are parsed (a file
+        // truncated by another program raises SIGBUS, which support's
+        // handler reports as a one-line error).
+        #[allow(unsafe_code)]
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        PositionDb::from_bytes(&map)
+    }
+
+    /// Writes the database atomically.
+    pub fn save(&self, path: &Path) -> Result<(), DbError> {
+        let io = |error| DbError::Io {
+            path: path.to_owned(),
+            error,
+        };
+        let mut file = support::atomic::AtomicFile::create(path).map_err(io)?;
+        let bytes = self.to_bytes();
+        file.write_all_with(|w| w.write_all(&bytes)).map_err(io)?;
+        file.commit().map_err(io)
+    }
+
+    /// The union of databases, in order of first appearance. A rolled-out
+    /// copy of a position wins over one that is not; two different
+    /// rolled-out results for one position, or rolled-out records made with
+    /// different settings, are errors.
+    pub fn merge(dbs: &[PositionDb]) -> Result<PositionDb, DbError> {
+        let mut settings: Option<&String> = None;
+        for db in dbs {
+            if let Some(s) = &db.rollout_settings {
+                if settings.is_some_and(|t| t != s) {
+                    return Err(DbError::Conflict(format!(
+                        "the databases were rolled out with different settings ({} and {s})",
+                        settings.expect("checked")
+                    )));
+                }
+                settings = Some(s);
+            }
+        }
+        let mut out = PositionDb {
+            records: Vec::new(),
+            rollout_settings: settings.cloned(),
+        };
+        let mut index: HashMap<[u8; 10], usize> = HashMap::new();
+        for db in dbs {
+            for r in &db.records {
+                match index.get(&r.key) {
+                    None => {
+                        index.insert(r.key, out.records.len());
+                        out.records.push(*r);
+                    }
+                    Some(&i) => {
+                        let have = &mut out.records[i];
+                        if r.rolled_out() && have.rolled_out() && r != have {
+                            return Err(DbError::Conflict(format!(
+                                "position {} has two different rolled-out results",
+                                position_id(&r.key)
+                            )));
+                        }
+                        if r.rolled_out() && !have.rolled_out()
+                            || r.has_targets() && !have.has_targets()
+                        {
+                            *have = *r;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The Position ID of a key (or the key in hex if it is not a position).
+pub fn position_id(key: &[u8; 10]) -> String {
+    board::Board::from_id_bytes(key).map_or_else(
+        |_| key.iter().map(|b| format!("{b:02x}")).collect(),
+        |b| b.position_id(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(k: u8, rolled: bool) -> Record {
+        let mut r = Record::new([k; 10], nets::Class::Contact);
+        if rolled {
+            r.flags = HAS_TARGETS | ROLLED_OUT;
+            r.trials = 36;
+            r.targets = [0.5, 0.1, 0.0, 0.1, 0.0];
+        }
+        r
+    }
+
+    #[test]
+    fn bytes_round_trip_and_damage_is_found() {
+        let db = PositionDb {
+            records: (0..2500)
+                .map(|k| record((k % 200) as u8, k % 3 == 0))
+                .collect(),
+            rollout_settings: Some("0123456789abcdef0123456789abcdef".into()),
+        };
+        let bytes = db.to_bytes();
+        assert_eq!(PositionDb::from_bytes(&bytes).unwrap(), db);
+        for at in [
+            3,
+            61,
+            HEADER_LEN + 5,
+            HEADER_LEN + 2000 * RECORD_LEN + 20,
+            bytes.len() - 1,
+        ] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            assert!(PositionDb::from_bytes(&bad).is_err(), "flip at {at}");
+        }
+        assert!(PositionDb::from_bytes(&bytes[..bytes.len() - 4]).is_err());
+        let empty = PositionDb::default();
+        assert_eq!(PositionDb::from_bytes(&empty.to_bytes()).unwrap(), empty);
+    }
+
+    #[test]
+    fn merge_prefers_rolled_out_copies_and_refuses_conflicts() {
+        let a = PositionDb {
+            records: vec![record(1, false), record(2, true)],
+            rollout_settings: Some("s".into()),
+        };
+        let b = PositionDb {
+            records: vec![record(1, true), record(3, false), record(2, true)],
+            rollout_settings: Some("s".into()),
+        };
+        let m = PositionDb::merge(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(m.records.len(), 3);
+        assert!(m.records[0].rolled_out());
+        assert_eq!(m.records[2].key, [3; 10]);
+        let mut c = b.clone();
+        c.records[2].targets[0] = 0.6;
+        assert!(PositionDb::merge(&[a.clone(), c]).is_err());
+        let d = PositionDb {
+            rollout_settings: Some("t".into()),
+            ..b
+        };
+        assert!(PositionDb::merge(&[a, d]).is_err());
+    }
+}

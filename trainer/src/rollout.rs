@@ -1,0 +1,244 @@
+//! Cubeless rollouts (docs/trainer.md#rollouts): each trial plays a
+//! position to the end (or to an exact two-sided bearoff position) with the
+//! evaluator's best moves; the first two rolls are stratified over the 1,296
+//! pairs of rolls, later rolls come from gnubg's Mersenne Twister keyed by
+//! the seed, the position and the trial, so a result depends on nothing
+//! else (not threads, shards or order).
+
+use board::{cubeless_equity, eval_over, invert, Board, Dice, Probabilities, Variant};
+use nets::{Class, Evaluator, Scratch};
+use rand_mt::Mt;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// What a rollout does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RolloutSettings {
+    /// Trials per position.
+    pub trials: u32,
+    /// Plies of the move choice (0 or 1).
+    pub plies: u32,
+    /// Seed of the dice.
+    pub seed: u64,
+    /// Stop a trial at an exact (two-sided) bearoff position and use its
+    /// database value.
+    pub truncate: bool,
+    /// MD5 of the weights file.
+    pub weights_md5: String,
+}
+
+impl RolloutSettings {
+    /// The settings' fingerprint (MD5 in hex of their JSON), stored in the
+    /// database so results of different settings are never mixed.
+    pub fn fingerprint(&self) -> String {
+        let json = serde_json::to_vec(self).expect("settings serialize");
+        databases::published::md5_hex(&json[..]).expect("hashing memory cannot fail")
+    }
+}
+
+/// The mean outcome of a position's trials, for the side on roll.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RolloutResult {
+    /// Trials played.
+    pub trials: u32,
+    /// Mean of the five outcome probabilities.
+    pub mean: Probabilities,
+    /// Mean cubeless equity.
+    pub equity: f32,
+    /// Standard errors of the five means.
+    pub std_error: Probabilities,
+    /// Standard error of the equity.
+    pub equity_std_error: f32,
+}
+
+/// Tags keeping the random streams apart.
+const ORDER_TAG: u32 = 0x0F1A;
+const LATER_TAG: u32 = 0x1A7E;
+
+fn key_words(key: &[u8; 10]) -> [u32; 3] {
+    let mut k = [0u8; 12];
+    k[..10].copy_from_slice(key);
+    std::array::from_fn(|i| u32::from_le_bytes(k[4 * i..4 * i + 4].try_into().expect("4 bytes")))
+}
+
+/// Two permutations of the 36 rolls for a position: the orders in which
+/// trials take their first and second rolls.
+fn roll_orders(seed: u64, key: &[u8; 10]) -> [[u8; 36]; 2] {
+    let w = key_words(key);
+    let mut mt = Mt::new_with_key([
+        seed as u32,
+        (seed >> 32) as u32,
+        w[0],
+        w[1],
+        w[2],
+        ORDER_TAG,
+    ]);
+    std::array::from_fn(|_| {
+        let mut p: [u8; 36] = std::array::from_fn(|i| i as u8);
+        for i in (1..36).rev() {
+            let j = ((u64::from(mt.next_u32()) * (i as u64 + 1)) >> 32) as usize;
+            p.swap(i, j);
+        }
+        p
+    })
+}
+
+fn roll_of(index: u8) -> (u8, u8) {
+    (index / 6 + 1, index % 6 + 1)
+}
+
+/// The outcome of one trial for the side on roll in `start`.
+fn trial(
+    eval: &Evaluator,
+    start: &Board,
+    settings: &RolloutSettings,
+    first: (u8, u8),
+    second: (u8, u8),
+    later: &mut Dice,
+    s: &mut Scratch,
+) -> Probabilities {
+    let mut board = *start;
+    let mut flipped = false;
+    let mut turn = 0u32;
+    let view = |p: Probabilities, flipped: bool| if flipped { invert(&p) } else { p };
+    loop {
+        let class = eval.classify(&board);
+        if class == Class::Over {
+            let p = eval_over(&board, Variant::Standard).expect("an OVER position");
+            return view(p, flipped);
+        }
+        if settings.truncate && class.is_exact() {
+            return view(eval.evaluate(&board, s).outputs, flipped);
+        }
+        let (d0, d1) = match turn {
+            0 => first,
+            1 => second,
+            _ => later.roll(),
+        };
+        let after = best_move(eval, &board, d0, d1, settings.plies, s).unwrap_or(board);
+        if let Some(p) = eval_over(&after, Variant::Standard) {
+            return view(p, flipped);
+        }
+        board = after.swapped();
+        flipped = !flipped;
+        turn += 1;
+    }
+}
+
+/// The best move at 0 or 1 ply.
+fn best_move(
+    eval: &Evaluator,
+    board: &Board,
+    d0: u8,
+    d1: u8,
+    plies: u32,
+    s: &mut Scratch,
+) -> Option<Board> {
+    if plies == 0 {
+        return eval.best_move(board, d0, d1, false, s);
+    }
+    let mut moves = board::MoveList::new();
+    let candidates = moves.generate(board, d0.max(d1), d0.min(d1)).to_vec();
+    let mut best: Option<(f32, Board)> = None;
+    for after in candidates {
+        let e = eval.evaluate_plied(&after.swapped(), plies, false, s);
+        let score = -cubeless_equity(&e.outputs);
+        if best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, after));
+        }
+    }
+    best.map(|(_, b)| b)
+}
+
+/// Rolls out `board` (`sides[1]` on roll): `settings.trials` trials, in
+/// parallel, summed in trial order.
+pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> RolloutResult {
+    let key = board.id_bytes();
+    let orders = roll_orders(settings.seed, &key);
+    let w = key_words(&key);
+    let seed = settings.seed;
+    let outcomes: Vec<Probabilities> = (0..settings.trials)
+        .into_par_iter()
+        .map_init(
+            || eval.scratch(),
+            |s, t| {
+                let first = roll_of(orders[0][(t % 36) as usize]);
+                let second = roll_of(orders[1][((t / 36) % 36) as usize]);
+                let mut later = Dice::with_key(&[
+                    seed as u32,
+                    (seed >> 32) as u32,
+                    w[0],
+                    w[1],
+                    w[2],
+                    t,
+                    LATER_TAG,
+                ]);
+                trial(eval, board, settings, first, second, &mut later, s)
+            },
+        )
+        .collect();
+    summarize(&outcomes)
+}
+
+/// Means and standard errors of trial outcomes (f64 sums in trial order).
+fn summarize(outcomes: &[Probabilities]) -> RolloutResult {
+    let n = outcomes.len() as f64;
+    let mut sum = [0f64; 6];
+    let mut sq = [0f64; 6];
+    for p in outcomes {
+        let v: [f64; 6] = std::array::from_fn(|k| {
+            if k < 5 {
+                f64::from(p[k])
+            } else {
+                f64::from(cubeless_equity(p))
+            }
+        });
+        for k in 0..6 {
+            sum[k] += v[k];
+            sq[k] += v[k] * v[k];
+        }
+    }
+    let mean: [f64; 6] = std::array::from_fn(|k| sum[k] / n);
+    let se: [f64; 6] = std::array::from_fn(|k| {
+        if n > 1.0 {
+            ((sq[k] - n * mean[k] * mean[k]).max(0.0) / (n - 1.0) / n).sqrt()
+        } else {
+            0.0
+        }
+    });
+    RolloutResult {
+        trials: outcomes.len() as u32,
+        mean: std::array::from_fn(|k| mean[k] as f32),
+        equity: mean[5] as f32,
+        std_error: std::array::from_fn(|k| se[k] as f32),
+        equity_std_error: se[5] as f32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roll_orders_are_permutations_keyed_by_position() {
+        let a = roll_orders(1, &[1; 10]);
+        let b = roll_orders(1, &[2; 10]);
+        for p in &a {
+            let mut q = p.to_vec();
+            q.sort_unstable();
+            assert_eq!(q, (0..36).collect::<Vec<u8>>());
+        }
+        assert_ne!(a, b);
+        assert_eq!(a, roll_orders(1, &[1; 10]));
+    }
+
+    #[test]
+    fn summary_statistics() {
+        let r = summarize(&[[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0]]);
+        assert_eq!(r.mean, [0.5, 0.0, 0.0, 0.5, 0.0]);
+        assert_eq!(r.equity, -0.5);
+        // Equities 1 and −2: sd 2.1213, se 1.5.
+        assert!((r.equity_std_error - 1.5).abs() < 1e-6);
+        assert!((r.std_error[0] - 0.5).abs() < 1e-6);
+    }
+}

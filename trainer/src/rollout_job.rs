@@ -1,0 +1,321 @@
+//! Rolling out a position database in place, resumably and in shards
+//! (docs/trainer.md#rollouts).
+//!
+//! Finished positions are appended to `DB.journal` (the settings'
+//! fingerprint first, then one checksummed 76-byte entry per position:
+//! index, record, CRC-32) and synced chunk by chunk, so kill -9 loses no
+//! finished position. At the end the database is rewritten atomically with
+//! the results and the journal removed. `--resume` reads the journal back
+//! (a torn last entry is dropped) and continues.
+
+use crate::posdb::{DbError, PositionDb, Record, HAS_TARGETS, RECORD_LEN, ROLLED_OUT};
+use crate::rollout::{rollout, RolloutSettings};
+use nets::Evaluator;
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+const JOURNAL_MAGIC: &[u8] = b"bgkit rollout journal 1\n";
+const ENTRY_LEN: usize = 8 + RECORD_LEN + 4;
+
+/// Which positions a run rolls out: those whose index `i` has
+/// `i mod count == index − 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// K, 1-based.
+    pub index: u64,
+    /// N.
+    pub count: u64,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard {s}: expected K/N with 1 ≤ K ≤ N (e.g. 2/8)");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            k.parse::<u64>().map_err(|_| bad())?,
+            n.parse::<u64>().map_err(|_| bad())?,
+        );
+        if count == 0 || index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// The whole database.
+    pub const ALL: Shard = Shard { index: 1, count: 1 };
+
+    /// True if position `i` belongs to this shard.
+    pub fn contains(&self, i: usize) -> bool {
+        i as u64 % self.count == self.index - 1
+    }
+}
+
+/// Why a rollout job failed.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// The database.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// The journal.
+    #[error("journal {path}: {why}")]
+    Journal {
+        /// The journal file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// The journal of `db`.
+pub fn journal_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".journal");
+    PathBuf::from(name)
+}
+
+fn entry_bytes(index: u64, record: &Record) -> [u8; ENTRY_LEN] {
+    let mut e = [0u8; ENTRY_LEN];
+    e[..8].copy_from_slice(&index.to_le_bytes());
+    e[8..8 + RECORD_LEN].copy_from_slice(&record.to_bytes());
+    let c = crc32fast::hash(&e[..8 + RECORD_LEN]);
+    e[8 + RECORD_LEN..].copy_from_slice(&c.to_le_bytes());
+    e
+}
+
+/// The complete entries of a journal's body, and the length they cover.
+fn read_entries(body: &[u8], positions: usize) -> (Vec<(usize, Record)>, usize) {
+    let mut out = Vec::new();
+    let mut good = 0;
+    for e in body.chunks_exact(ENTRY_LEN) {
+        let stored = u32::from_le_bytes(e[8 + RECORD_LEN..].try_into().expect("4 bytes"));
+        if crc32fast::hash(&e[..8 + RECORD_LEN]) != stored {
+            break;
+        }
+        let index = u64::from_le_bytes(e[..8].try_into().expect("8 bytes")) as usize;
+        let Ok(record) = Record::from_bytes(&e[8..8 + RECORD_LEN]) else {
+            break;
+        };
+        if index >= positions {
+            break;
+        }
+        out.push((index, record));
+        good += ENTRY_LEN;
+    }
+    (out, good)
+}
+
+/// What a run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobSummary {
+    /// Positions of the shard.
+    pub in_shard: usize,
+    /// Rolled out by earlier (interrupted) runs, read from the journal.
+    pub resumed: usize,
+    /// Rolled out by this run.
+    pub rolled: usize,
+    /// Already rolled out with these settings before the run.
+    pub kept: usize,
+}
+
+/// How a rollout job runs (none of this changes its results).
+#[derive(Clone, Copy, Debug)]
+pub struct JobOptions {
+    /// The positions to roll out.
+    pub shard: Shard,
+    /// Continue from the journal.
+    pub resume: bool,
+    /// Positions between journal syncs.
+    pub chunk: usize,
+}
+
+/// Rolls out the positions of `options.shard` in the database at `path`
+/// with `eval` and `settings`. `progress(done, total)` is called after
+/// every chunk; `stop()` ends the run after a chunk (the journal keeps the
+/// work; returns `None`).
+pub fn rollout_db(
+    path: &Path,
+    eval: &Evaluator,
+    settings: &RolloutSettings,
+    options: JobOptions,
+    progress: &mut dyn FnMut(usize, usize),
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<JobSummary>, JobError> {
+    let JobOptions {
+        shard,
+        resume,
+        chunk,
+    } = options;
+    let mut db = PositionDb::open(path)?;
+    let fingerprint = settings.fingerprint();
+    let journal = journal_path(path);
+    let jerr = |why: String| JobError::Journal {
+        path: journal.clone(),
+        why,
+    };
+    if let Some(s) = &db.rollout_settings {
+        if *s != fingerprint && db.records.iter().any(Record::rolled_out) {
+            return Err(JobError::Db(DbError::Conflict(format!(
+                "{} was rolled out with other settings (fingerprint {s}, now {fingerprint}); \
+                 roll out a copy without those results",
+                path.display()
+            ))));
+        }
+    }
+    let mut summary = JobSummary::default();
+    let mut done = vec![false; db.records.len()];
+    let mut file = if resume {
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&journal)
+            .map_err(|e| jerr(format!("--resume: cannot open it: {e}")))?;
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).map_err(|e| jerr(e.to_string()))?;
+        let head_len = JOURNAL_MAGIC.len() + 33;
+        if bytes.len() < head_len || !bytes.starts_with(JOURNAL_MAGIC) {
+            return Err(jerr("not a rollout journal".into()));
+        }
+        let head = &bytes[JOURNAL_MAGIC.len()..head_len];
+        if &head[..32] != fingerprint.as_bytes() || head[32] != b'\n' {
+            return Err(jerr(format!(
+                "it was written with other settings (fingerprint {}, now {fingerprint}): \
+                 resume with the same --trials, --plies, --seed, truncation and weights",
+                String::from_utf8_lossy(&head[..32])
+            )));
+        }
+        let (entries, good) = read_entries(&bytes[head_len..], db.records.len());
+        for (i, r) in entries {
+            db.records[i] = r;
+            if !done[i] {
+                done[i] = true;
+                summary.resumed += 1;
+            }
+        }
+        // Drop a torn tail so new entries follow complete ones.
+        f.set_len((head_len + good) as u64)
+            .map_err(|e| jerr(e.to_string()))?;
+        f.seek(std::io::SeekFrom::End(0))
+            .map_err(|e| jerr(e.to_string()))?;
+        f
+    } else {
+        if journal.exists() {
+            return Err(jerr(
+                "exists: continue that rollout with --resume, or remove it to start again".into(),
+            ));
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&journal)
+            .map_err(|e| jerr(e.to_string()))?;
+        f.write_all(JOURNAL_MAGIC)
+            .map_err(|e| jerr(e.to_string()))?;
+        f.write_all(format!("{fingerprint}\n").as_bytes())
+            .map_err(|e| jerr(e.to_string()))?;
+        f.sync_all().map_err(|e| jerr(e.to_string()))?;
+        f
+    };
+    let same_settings = db.rollout_settings.as_deref() == Some(fingerprint.as_str());
+    let mut todo = Vec::new();
+    for (i, r) in db.records.iter().enumerate() {
+        if !shard.contains(i) {
+            continue;
+        }
+        summary.in_shard += 1;
+        if done[i] {
+            continue;
+        }
+        if same_settings && r.rolled_out() && r.trials == settings.trials {
+            summary.kept += 1;
+            continue;
+        }
+        todo.push(i);
+    }
+    let total = summary.in_shard;
+    let mut finished = summary.resumed + summary.kept;
+    progress(finished, total);
+    for part in todo.chunks(chunk.max(1)) {
+        if stop() {
+            return Ok(None);
+        }
+        let results: Vec<Record> = part
+            .iter()
+            .map(|&i| {
+                let r = db.records[i];
+                let board = board::Board::from_id_bytes(&r.key)
+                    .map_err(|e| DbError::Corrupt(format!("record {i} is not a position ({e})")))?;
+                let out = rollout(eval, &board, settings);
+                Ok(Record {
+                    flags: HAS_TARGETS | ROLLED_OUT,
+                    trials: out.trials,
+                    targets: out.mean,
+                    equity: out.equity,
+                    std_errors: out.std_error,
+                    equity_std_error: out.equity_std_error,
+                    ..r
+                })
+            })
+            .collect::<Result<_, DbError>>()?;
+        let mut bytes = Vec::with_capacity(part.len() * ENTRY_LEN);
+        for (&i, r) in part.iter().zip(&results) {
+            bytes.extend_from_slice(&entry_bytes(i as u64, r));
+            db.records[i] = *r;
+        }
+        file.write_all(&bytes).map_err(|e| jerr(e.to_string()))?;
+        file.sync_data().map_err(|e| jerr(e.to_string()))?;
+        summary.rolled += part.len();
+        finished += part.len();
+        progress(finished, total);
+    }
+    db.rollout_settings = Some(fingerprint);
+    db.save(path)?;
+    drop(file);
+    std::fs::remove_file(&journal).map_err(|e| jerr(e.to_string()))?;
+    Ok(Some(summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_partition() {
+        assert_eq!(
+            "2/3".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 3 }
+        );
+        for bad in ["0/2", "3/2", "2/0", "1", "a/b", "-1/2"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        let shards: Vec<Shard> = (1..=3).map(|k| Shard { index: k, count: 3 }).collect();
+        for i in 0..10 {
+            assert_eq!(shards.iter().filter(|s| s.contains(i)).count(), 1);
+        }
+    }
+
+    #[test]
+    fn journal_entries_stop_at_damage() {
+        let r = Record::new([7; 10], nets::Class::Race);
+        let mut body = Vec::new();
+        for i in 0..3u64 {
+            body.extend_from_slice(&entry_bytes(i, &r));
+        }
+        assert_eq!(read_entries(&body, 10).0.len(), 3);
+        let torn = &body[..body.len() - 5];
+        assert_eq!(
+            read_entries(torn, 10),
+            (vec![(0, r), (1, r)], 2 * ENTRY_LEN)
+        );
+        let mut flipped = body.clone();
+        flipped[ENTRY_LEN + 3] ^= 1;
+        assert_eq!(read_entries(&flipped, 10).0.len(), 1);
+        assert_eq!(
+            read_entries(&body, 2).0.len(),
+            2,
+            "an index past the end stops"
+        );
+    }
+}

@@ -1,0 +1,427 @@
+//! `trainer db` end to end: `.dat` round trips, generation, rollouts
+//! against the exact two-sided database, shards + merge, kill -9 + resume,
+//! bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+use test_support::{
+    assert_one_line_failure, assert_success, describe, gnubg_file, run_with_timeout, tempdir,
+    wait_until, Running,
+};
+
+const BIN: &str = env!("CARGO_BIN_EXE_trainer");
+const GNUBG_WD: &str = "/usr/lib/gnubg/gnubg.wd";
+const OS0: &str = "/usr/share/gnubg/gnubg_os0.bd";
+const TS0: &str = "/var/lib/gnubg/gnubg_ts0.bd";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    run_with_timeout(cmd, Duration::from_secs(600))
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert_success(&out, &format!("trainer {}", args.join(" ")));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn evaluator() -> [&'static str; 6] {
+    gnubg_file(GNUBG_WD);
+    gnubg_file(OS0);
+    gnubg_file(TS0);
+    ["--weights", GNUBG_WD, "--bearoff", OS0, "--bearoff", TS0]
+}
+
+/// A database of `ids` (targets 0: they are to be rolled out).
+fn db_of_ids(dir: &Path, name: &str, ids: &[String]) -> PathBuf {
+    let dat = dir.join(format!("{name}.dat"));
+    let mut text = String::new();
+    for id in ids {
+        let b = board_key(id);
+        text.push_str(&format!("{b} 0 0 0 0 0\n"));
+    }
+    std::fs::write(&dat, text).unwrap();
+    let db = dir.join(format!("{name}.db"));
+    ok(&[
+        "db",
+        "import",
+        s(&dat),
+        "-o",
+        s(&db),
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ]);
+    db
+}
+
+/// The 20-letter key of a Position ID.
+fn board_key(id: &str) -> String {
+    let b = board::Board::from_position_id(id).unwrap();
+    trainer::dat::key_to_letters(&b.id_bytes())
+}
+
+/// `db dump --json` as JSON values.
+fn dump(db: &Path) -> Vec<serde_json::Value> {
+    ok(&["db", "dump", "--json", s(db)])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn canonical_dat_round_trips_byte_for_byte() {
+    let dir = tempdir("bgkit-db.");
+    let db = dir.path().join("a.db");
+    let back = dir.path().join("back.dat");
+    let src = fixture("gnubg_0ply_200.dat");
+    ok(&["db", "import", s(&src), "-o", s(&db)]);
+    ok(&["db", "export", s(&db), "-o", s(&back)]);
+    assert_eq!(std::fs::read(&src).unwrap(), std::fs::read(&back).unwrap());
+    let stats = ok(&["db", "stats", s(&db)]);
+    assert!(stats.contains("200 positions"), "{stats}");
+    assert!(dir.path().join("a.db.json").exists(), "provenance");
+}
+
+#[test]
+fn any_valid_dat_round_trips_within_5e_6() {
+    let dir = tempdir("bgkit-db.");
+    let src = dir.path().join("odd.dat");
+    let text = std::fs::read_to_string(fixture("gnubg_0ply_200.dat")).unwrap();
+    let mut odd = String::from("# a comment\n\n");
+    let mut expected = Vec::new();
+    for (k, line) in text.lines().take(50).enumerate() {
+        let key = &line[..20];
+        let vals = [0.123456789f64, 1e-3, 0.5, 0.0000049, 0.99999]
+            .map(|v| v * (1.0 + k as f64 / 100.0) / 1.6);
+        odd.push_str(&format!(
+            "{key}\t{} {:e}  {} {} {} trailing fields\n# between\n",
+            vals[0], vals[1], vals[2], vals[3], vals[4]
+        ));
+        expected.push((key.to_string(), vals));
+    }
+    std::fs::write(&src, odd).unwrap();
+    let db = dir.path().join("odd.db");
+    let back = dir.path().join("back.dat");
+    ok(&["db", "import", s(&src), "-o", s(&db)]);
+    ok(&["db", "export", s(&db), "-o", s(&back)]);
+    let out = std::fs::read_to_string(&back).unwrap();
+    let got: Vec<&str> = out.lines().collect();
+    assert_eq!(got.len(), expected.len());
+    for (line, (key, vals)) in got.iter().zip(&expected) {
+        let f: Vec<&str> = line.split(' ').collect();
+        assert_eq!(f[0], key);
+        for (v, want) in f[1..].iter().zip(vals) {
+            let v: f64 = v.parse().unwrap();
+            // %.5f rounds by at most 5e-6; 1e-9 covers the f32 storage.
+            assert!((v - want).abs() <= 5e-6 + 1e-9, "{line}: {v} vs {want}");
+        }
+    }
+}
+
+#[test]
+fn two_sided_bearoff_rollouts_agree_with_the_exact_database() {
+    let dir = tempdir("bgkit-db.");
+    let ids: Vec<String> = std::fs::read_to_string(fixture("bearoff2_ids.txt"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let db = db_of_ids(dir.path(), "bo", &ids);
+    let mut args = vec![
+        "db",
+        "rollout",
+        s(&db),
+        "--trials",
+        "1296",
+        "--no-truncate",
+        "-q",
+    ];
+    args.extend(evaluator());
+    ok(&args);
+    let rolled = dump(&db);
+    let mut eval = vec!["eval", "--json"];
+    eval.extend(evaluator());
+    eval.extend(ids.iter().map(String::as_str));
+    let exact: Vec<serde_json::Value> = ok(&eval)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (r, e) in rolled.iter().zip(&exact) {
+        assert_eq!(r["id"], e["id"]);
+        assert_eq!(r["trials"], 1296);
+        let (eq, se) = (
+            r["equity"].as_f64().unwrap(),
+            r["equity_std_error"].as_f64().unwrap(),
+        );
+        let want = e["equity"].as_f64().unwrap();
+        assert!(se > 0.0 || (eq - want).abs() < 1e-6, "{r}");
+        assert!(
+            (eq - want).abs() <= 3.0 * se + 1e-6,
+            "rollout {r} vs database {e}"
+        );
+    }
+}
+
+#[test]
+fn three_shards_merged_equal_one_run() {
+    let dir = tempdir("bgkit-db.");
+    let src = fixture("gnubg_0ply_200.dat");
+    let whole = dir.path().join("whole.db");
+    ok(&["db", "import", s(&src), "-o", s(&whole)]);
+    let base = std::fs::read(&whole).unwrap();
+    let settings = ["--trials", "36", "--seed", "7", "-q"];
+    let small = dir.path().join("small.db");
+    // 30 positions keep the test short.
+    let text: String = std::fs::read_to_string(&src)
+        .unwrap()
+        .lines()
+        .take(30)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let small_dat = dir.path().join("small.dat");
+    std::fs::write(&small_dat, text).unwrap();
+    ok(&["db", "import", s(&small_dat), "-o", s(&small)]);
+    let mut one = vec!["db", "rollout", s(&small)];
+    one.extend(settings);
+    one.extend(evaluator());
+    ok(&one);
+    let mut parts = Vec::new();
+    for k in 1..=3 {
+        let copy = dir.path().join(format!("part{k}.db"));
+        ok(&["db", "import", s(&small_dat), "-o", s(&copy)]);
+        let shard = format!("{k}/3");
+        let mut args = vec![
+            "db",
+            "rollout",
+            s(&copy),
+            "--shard",
+            &shard,
+            "--threads",
+            "1",
+        ];
+        args.extend(settings);
+        args.extend(evaluator());
+        ok(&args);
+        parts.push(copy);
+    }
+    let merged = dir.path().join("merged.db");
+    let mut args = vec!["db", "merge"];
+    args.extend(parts.iter().map(|p| s(p)));
+    args.extend(["-o", s(&merged)]);
+    ok(&args);
+    assert_eq!(
+        std::fs::read(&small).unwrap(),
+        std::fs::read(&merged).unwrap(),
+        "sharded + merged differs from one run"
+    );
+    assert!(dump(&merged).iter().all(|r| r["trials"] == 36));
+    assert_eq!(std::fs::read(&whole).unwrap(), base);
+}
+
+#[test]
+fn kill_9_during_rollout_then_resume_is_identical() {
+    let dir = tempdir("bgkit-db.");
+    let text: String = std::fs::read_to_string(fixture("gnubg_0ply_200.dat"))
+        .unwrap()
+        .lines()
+        .take(60)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dat = dir.path().join("p.dat");
+    std::fs::write(&dat, text).unwrap();
+    let (whole, cut) = (dir.path().join("whole.db"), dir.path().join("cut.db"));
+    for db in [&whole, &cut] {
+        ok(&["db", "import", s(&dat), "-o", s(db)]);
+    }
+    let settings = ["--trials", "144", "--seed", "3", "-q"];
+    let mut args = vec!["db", "rollout", s(&whole)];
+    args.extend(settings);
+    args.extend(evaluator());
+    ok(&args);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["db", "rollout", s(&cut), "--chunk", "2"])
+        .args(settings)
+        .args(evaluator());
+    let run_ = Running::start(cmd);
+    let journal = dir.path().join("cut.db.journal");
+    let header = "bgkit rollout journal 1\n".len() + 33;
+    wait_until(
+        Duration::from_secs(120),
+        "the journal holds positions",
+        || std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize > header + 4 * 76),
+    );
+    Command::new("kill")
+        .args(["-9", &run_.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = run_.finish(Duration::from_secs(30));
+    assert!(
+        !out.status.success(),
+        "finished before the kill\n{}",
+        describe(&out)
+    );
+    let before = std::fs::read(&cut).unwrap();
+    let mut again = vec!["db", "rollout", s(&cut), "--resume"];
+    again.extend(settings);
+    again.extend(evaluator());
+    let report = ok(&again);
+    assert!(
+        !report.contains(" 0 from the journal"),
+        "nothing was resumed: {report}"
+    );
+    assert_ne!(before, std::fs::read(&cut).unwrap());
+    assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
+    assert!(!journal.exists(), "journal removed at the end");
+}
+
+#[test]
+fn generate_keeps_unique_positions_over_the_threshold() {
+    let dir = tempdir("bgkit-db.");
+    let db = dir.path().join("gen.db");
+    let mut args = vec![
+        "db",
+        "generate",
+        "--games",
+        "12",
+        "--threshold",
+        "0.04",
+        "--classes",
+        "contact,race",
+        "-o",
+        s(&db),
+        "--seed",
+        "5",
+    ];
+    args.extend(evaluator());
+    let report = ok(&args);
+    let rows = dump(&db);
+    assert!(!rows.is_empty(), "{report}");
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let unique: std::collections::HashSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "repeated positions");
+    for r in &rows {
+        assert!(
+            ["CONTACT", "RACE"].contains(&r["class"].as_str().unwrap()),
+            "{r}"
+        );
+    }
+    let equities = |plies: &str| -> Vec<f64> {
+        let mut a = vec!["eval", "--json", "--plies", plies];
+        a.extend(evaluator());
+        a.extend(ids.iter().copied());
+        ok(&a)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["equity"]
+                    .as_f64()
+                    .unwrap()
+            })
+            .collect()
+    };
+    for ((id, e0), e1) in ids.iter().zip(equities("0")).zip(equities("1")) {
+        assert!(
+            (e0 - e1).abs() >= 0.04 - 1e-6,
+            "{id}: 0-ply {e0}, 1-ply {e1}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_changes_nothing() {
+    let dir = tempdir("bgkit-db-bad.");
+    let bad_dat = dir.path().join("bad.dat");
+    std::fs::write(
+        &bad_dat,
+        "# ok\nOAHDPAABDAOAHDPAABDA 0.5 0.1 0 0 0\nOAHDPAABDAOAHDPAABDA 0.5 oops 0 0 0\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out.db");
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["db", "import", s(&bad_dat), "-o", s(&out)],
+        "line 3",
+    );
+    assert!(!out.exists());
+    let db = dir.path().join("a.db");
+    ok(&[
+        "db",
+        "import",
+        s(&fixture("gnubg_0ply_200.dat")),
+        "-o",
+        s(&db),
+    ]);
+    let before = std::fs::read(&db).unwrap();
+    for shard in ["0/2", "3/2", "2/0"] {
+        let mut args = vec!["db", "rollout", s(&db), "--shard", shard];
+        args.extend(evaluator());
+        assert_one_line_failure(BIN, "trainer", &args, "--shard");
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    // Conflicting rollouts and different settings cannot be merged.
+    let ids: Vec<String> = std::fs::read_to_string(fixture("bearoff2_ids.txt"))
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(String::from)
+        .collect();
+    let a = db_of_ids(dir.path(), "x", &ids);
+    let b = db_of_ids(dir.path(), "y", &ids);
+    for (db, seed) in [(&a, "1"), (&b, "2")] {
+        let mut args = vec![
+            "db",
+            "rollout",
+            s(db),
+            "--trials",
+            "36",
+            "--seed",
+            seed,
+            "-q",
+        ];
+        args.extend(evaluator());
+        ok(&args);
+    }
+    let merged = dir.path().join("m.db");
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["db", "merge", s(&a), s(&b), "-o", s(&merged)],
+        "different settings",
+    );
+    assert!(!merged.exists());
+    // A corrupt or truncated database is named and left alone.
+    let mut bytes = std::fs::read(&db).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    let corrupt = dir.path().join("corrupt.db");
+    std::fs::write(&corrupt, &bytes).unwrap();
+    let truncated = dir.path().join("truncated.db");
+    std::fs::write(&truncated, &before[..n - 100]).unwrap();
+    for f in [&corrupt, &truncated] {
+        let original = std::fs::read(f).unwrap();
+        assert_one_line_failure(BIN, "trainer", &["db", "stats", s(f)], s(f));
+        let mut args = vec!["db", "rollout", s(f)];
+        args.extend(evaluator());
+        assert_one_line_failure(BIN, "trainer", &args, s(f));
+        assert_eq!(std::fs::read(f).unwrap(), original);
+    }
+    // --resume without a journal.
+    let mut args = vec!["db", "rollout", s(&db), "--resume"];
+    args.extend(evaluator());
+    assert_one_line_failure(BIN, "trainer", &args, "journal");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+}
