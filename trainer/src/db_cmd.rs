@@ -36,13 +36,18 @@ enum DbCommand {
         #[arg(long, value_name = "FILE")]
         bearoff: Vec<PathBuf>,
     },
-    /// Write the positions that have targets as a gnubg-nn .dat file.
+    /// Write the positions that have targets as a gnubg-nn .dat file, or
+    /// their net inputs and targets as NumPy arrays (.npz).
     Export {
         /// The database.
         db: PathBuf,
         /// The file to write.
         #[arg(short = 'o', long, value_name = "FILE")]
         output: PathBuf,
+        /// dat: gnubg-nn's text format; npz: CLASS_inputs, CLASS_targets and
+        /// CLASS_keys arrays for contact, crashed and race.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Dat)]
+        format: ExportFormat,
     },
     /// The union of databases (rolled-out copies win; conflicting results
     /// or settings are errors).
@@ -153,6 +158,13 @@ enum DbCommand {
     },
 }
 
+/// `db export --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ExportFormat {
+    Dat,
+    Npz,
+}
+
 impl DbArgs {
     /// Worker threads requested.
     pub fn threads(&self) -> Option<u16> {
@@ -210,7 +222,12 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             output,
             bearoff,
         } => import(input, output, bearoff),
-        DbCommand::Export { db, output } => export(db, output),
+        DbCommand::Export {
+            db,
+            output,
+            format: ExportFormat::Dat,
+        } => export(db, output),
+        DbCommand::Export { db, output, .. } => export_npz(db, output),
         DbCommand::Merge { dbs, output } => {
             let all = dbs.iter().map(|p| open(p)).collect::<Result<Vec<_>>>()?;
             support::atomic::check_writable(output).map_err(io_context(output))?;
@@ -392,6 +409,24 @@ fn export(db: &Path, output: &Path) -> Result<Outcome> {
         } else {
             String::new()
         }
+    )?;
+    Ok(Outcome::Done)
+}
+
+fn export_npz(db: &Path, output: &Path) -> Result<Outcome> {
+    let data = open(db)?;
+    support::atomic::check_writable(output).map_err(io_context(output))?;
+    let (bytes, counts) = trainer::npz::npz_bytes(&data, nets::Arithmetic::default())?;
+    let mut file = support::atomic::AtomicFile::create(output).map_err(io_context(output))?;
+    file.write_all_with(|w| w.write_all(&bytes))
+        .map_err(io_context(output))?;
+    file.commit().map_err(io_context(output))?;
+    support::outln!(
+        "trainer db export: {} contact, {} crashed, {} race positions to {}",
+        counts[0],
+        counts[1],
+        counts[2],
+        output.display()
     )?;
     Ok(Outcome::Done)
 }

@@ -15,6 +15,7 @@ pub mod game;
 pub mod generate;
 pub mod init;
 pub mod matches;
+pub mod npz;
 pub mod posdb;
 pub mod provenance;
 pub mod rollout;

@@ -425,3 +425,62 @@ fn bad_input_is_one_line_and_changes_nothing() {
     assert_one_line_failure(BIN, "trainer", &args, "journal");
     assert_eq!(std::fs::read(&db).unwrap(), before);
 }
+
+#[test]
+fn npz_holds_the_inputs_nets_computes() {
+    use ndarray::Array2;
+    use ndarray_npy::NpzReader;
+    let dir = tempdir("bgkit-db.");
+    let db = dir.path().join("a.db");
+    let npz = dir.path().join("a.npz");
+    ok(&[
+        "db",
+        "import",
+        s(&fixture("gnubg_0ply_200.dat")),
+        "-o",
+        s(&db),
+    ]);
+    let report = ok(&["db", "export", s(&db), "--format", "npz", "-o", s(&npz)]);
+    let rows = dump(&db);
+    let mut reader = NpzReader::new(std::fs::File::open(&npz).unwrap()).unwrap();
+    let mut checked = 0;
+    for (class, width) in [("contact", 250), ("crashed", 250), ("race", 214)] {
+        let inputs: Array2<f32> = reader.by_name(&format!("{class}_inputs")).unwrap();
+        let targets: Array2<f32> = reader.by_name(&format!("{class}_targets")).unwrap();
+        let keys: Array2<u8> = reader.by_name(&format!("{class}_keys")).unwrap();
+        let of_class: Vec<&serde_json::Value> = rows
+            .iter()
+            .filter(|r| r["class"].as_str().unwrap().eq_ignore_ascii_case(class))
+            .collect();
+        assert_eq!(inputs.dim(), (of_class.len(), width), "{class}: {report}");
+        assert_eq!(targets.dim(), (of_class.len(), 5));
+        for i in (0..of_class.len()).step_by(7) {
+            let key: [u8; 10] = std::array::from_fn(|k| keys[[i, k]]);
+            let board = board::Board::from_id_bytes(&key).unwrap();
+            assert_eq!(board.position_id(), of_class[i]["id"].as_str().unwrap());
+            let mut want = vec![0f32; width];
+            let arith = nets::Arithmetic::default();
+            match class {
+                "contact" => nets::inputs::contact_inputs(&board, &mut want, arith),
+                "crashed" => nets::inputs::crashed_inputs(&board, &mut want, arith),
+                _ => nets::inputs::race_inputs(&board, &mut want, arith),
+            }
+            let got: Vec<f32> = inputs.row(i).to_vec();
+            assert_eq!(
+                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            let t: Vec<f64> = of_class[i]["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            for (a, b) in targets.row(i).iter().zip(t) {
+                assert_eq!(*a, b as f32);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20);
+}
