@@ -484,3 +484,96 @@ fn npz_holds_the_inputs_nets_computes() {
     }
     assert!(checked >= 20);
 }
+
+/// gnubg 1.07's cubeless 0-ply rollout of `id` (1,296 trials, no variance
+/// reduction, quasi-random dice, truncated at exact bearoff positions), as
+/// (win, win gammon, win bg, lose gammon, lose bg, equity) and their
+/// standard errors. gnubg prints rollout results only to a terminal, so it
+/// runs under `script`.
+fn gnubg_rollout(id: &str, dir: &Path) -> ([f64; 6], [f64; 6]) {
+    let gnubg = gnubg_file("/usr/games/gnubg");
+    let commands = dir.join(format!("{}.txt", id.replace('/', "_")));
+    std::fs::write(
+        &commands,
+        format!(
+            "set rng mersenne\nset rollout rng mersenne\nset rollout trials 1296\n\
+             set rollout cubeful off\nset rollout varredn off\nset rollout quasirandom on\n\
+             set rollout seed 1\nset rollout truncation off\n\
+             set rollout bearofftruncation exact on\nset rollout bearofftruncation onesided off\n\
+             set rollout chequerplay plies 0\nset rollout chequerplay prune off\n\
+             set rollout chequerplay cubeful off\nset rollout later enable off\n\
+             set threads 2\nnew game\nset board {id}\nrollout\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new("script");
+    cmd.args([
+        "-qc",
+        &format!("{} -t -q -r < {}", gnubg.display(), commands.display()),
+        "/dev/null",
+    ]);
+    let out = run_with_timeout(cmd, Duration::from_secs(300));
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let after = text
+        .split("Rollout done. Printing final results.")
+        .nth(1)
+        .unwrap_or_else(|| panic!("gnubg printed no rollout result\n{}", describe(&out)));
+    let numbers = |line: &str| -> Vec<f64> {
+        line.split(|c: char| c.is_whitespace() || c == '[' || c == ']')
+            .filter_map(|t| t.parse::<f64>().ok())
+            .collect()
+    };
+    let lines: Vec<&str> = after.lines().filter(|l| l.contains(" CL ")).collect();
+    let (means, errors) = (numbers(lines[0]), numbers(lines[1]));
+    // win wg wbg - lose lg lbg CL equity
+    let pick = |v: &[f64]| [v[0], v[1], v[2], v[4], v[5], v[6]];
+    (pick(&means), pick(&errors))
+}
+
+#[test]
+fn rollouts_agree_with_gnubg() {
+    let dir = tempdir("bgkit-db-gnubg.");
+    let ids: Vec<String> = ["MU/wATDgc+EBYA", "rM7gAQyx3cDBAA", "bbdFAQBnuwUGAA"]
+        .map(String::from)
+        .to_vec();
+    let db = db_of_ids(dir.path(), "g", &ids);
+    let mut args = vec!["db", "rollout", s(&db), "--trials", "1296", "-q"];
+    args.extend(evaluator());
+    ok(&args);
+    for (r, id) in dump(&db).iter().zip(&ids) {
+        let (theirs, their_se) = gnubg_rollout(id, dir.path());
+        let t: Vec<f64> = r["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let e: Vec<f64> = r["std_errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let ours = [t[0], t[1], t[2], t[3], t[4], r["equity"].as_f64().unwrap()];
+        let our_se = [
+            e[0],
+            e[1],
+            e[2],
+            e[3],
+            e[4],
+            r["equity_std_error"].as_f64().unwrap(),
+        ];
+        for k in 0..6 {
+            // gnubg prints three decimals: allow half a unit of rounding.
+            let limit = 3.0 * (our_se[k].powi(2) + their_se[k].powi(2)).sqrt() + 0.0005;
+            assert!(
+                (ours[k] - theirs[k]).abs() <= limit,
+                "{id} output {k}: bgkit {:.4} ± {:.4}, gnubg {:.3} ± {:.3}",
+                ours[k],
+                our_se[k],
+                theirs[k],
+                their_se[k]
+            );
+        }
+    }
+}
