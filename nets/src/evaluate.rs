@@ -48,6 +48,20 @@ pub struct Scratch {
     pub(crate) net: NetScratch,
     pub(crate) moves: MoveList,
     pub(crate) scores: Vec<f32>,
+    pub(crate) batch: BatchScratch,
+}
+
+/// Buffers of batched evaluation.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BatchScratch {
+    pub(crate) indices: Vec<usize>,
+    pub(crate) boards: Vec<Board>,
+    pub(crate) outputs: Vec<Probabilities>,
+    classes: Vec<Class>,
+    members: Vec<usize>,
+    inputs: Vec<f32>,
+    hidden: Vec<f32>,
+    net_out: Vec<Probabilities>,
 }
 
 /// Buffers of one forward pass.
@@ -108,6 +122,7 @@ impl Evaluator {
             },
             moves: MoveList::new(),
             scores: Vec::with_capacity(64),
+            batch: BatchScratch::default(),
         }
     }
 
@@ -141,11 +156,86 @@ impl Evaluator {
     }
 
     /// 0-ply evaluation of many positions (e.g. candidate moves, already
-    /// swapped so the opponent is on roll), into `out`.
+    /// swapped so the opponent is on roll), into `out`: the same outputs as
+    /// [`Evaluator::evaluate`] for each, with the positions of one net
+    /// evaluated together when the CPU has AVX2 ([`crate::forward_batch`]).
     pub fn evaluate_many(&self, boards: &[Board], out: &mut [Evaluation], scratch: &mut Scratch) {
         assert_eq!(boards.len(), out.len(), "one result per board");
-        for (b, o) in boards.iter().zip(out) {
-            *o = self.evaluate(b, scratch);
+        let Scratch { batch, net, .. } = scratch;
+        batch.boards.clear();
+        batch.boards.extend_from_slice(boards);
+        self.evaluate_batch(batch, net);
+        for ((o, &class), outputs) in out.iter_mut().zip(&batch.classes).zip(&batch.outputs) {
+            *o = Evaluation {
+                class,
+                outputs: *outputs,
+            };
+        }
+    }
+
+    /// 0-ply evaluation of the positions in `scratch`'s batch boards (the
+    /// candidates of a roll, swapped so the opponent is on roll) into its
+    /// batch outputs: for each exactly the outputs of [`Evaluator::evaluate`],
+    /// with the positions of one net evaluated together
+    /// ([`crate::forward_batch`]).
+    pub(crate) fn evaluate_batch(&self, b: &mut BatchScratch, s: &mut NetScratch) {
+        let n = b.boards.len();
+        b.classes.clear();
+        b.classes.extend(b.boards.iter().map(|x| self.classify(x)));
+        b.outputs.clear();
+        b.outputs.resize(n, [0.0; 5]);
+        for (i, &class) in b.classes.iter().enumerate() {
+            if !class.uses_net() {
+                b.outputs[i] = self.evaluate_class(&b.boards[i], class, s);
+            }
+        }
+        for class in [Class::Contact, Class::Crashed, Class::Race] {
+            b.members.clear();
+            b.members.extend((0..n).filter(|&i| b.classes[i] == class));
+            if b.members.is_empty() {
+                continue;
+            }
+            let kind = match class {
+                Class::Contact => NetKind::Contact,
+                Class::Crashed => NetKind::Crashed,
+                _ => NetKind::Race,
+            };
+            let net = self.nets.get(kind);
+            if b.members.len() < 2
+                || !crate::forward_batch::batch_available(self.simd)
+                || !crate::forward_batch::batch_exact(net)
+            {
+                for &i in &b.members {
+                    b.outputs[i] = self.evaluate_class(&b.boards[i], class, s);
+                }
+                continue;
+            }
+            let width = net.inputs();
+            let count = b.members.len();
+            b.inputs.resize(count * width, 0.0);
+            for (k, &i) in b.members.iter().enumerate() {
+                let row = &mut b.inputs[k * width..(k + 1) * width];
+                self.inputs(&b.boards[i], class, row);
+            }
+            b.net_out.resize(count, [0.0; 5]);
+            crate::forward_batch::forward_batch(
+                net,
+                &b.inputs,
+                count,
+                &mut b.hidden,
+                &mut b.net_out,
+                self.arith,
+                self.simd,
+            );
+            for (k, &i) in b.members.iter().enumerate() {
+                let mut out = b.net_out[k];
+                let board = &b.boards[i];
+                if class == Class::Race {
+                    race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
+                }
+                sanity_check(board, &mut out, &self.bearoff);
+                b.outputs[i] = out;
+            }
         }
     }
 

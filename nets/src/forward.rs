@@ -45,6 +45,11 @@ impl Simd {
 
     /// Whether this level uses AVX2.
     #[inline]
+    pub(crate) fn uses_avx2(self) -> bool {
+        self.avx2()
+    }
+
+    #[inline]
     fn avx2(self) -> bool {
         match self {
             Simd::Auto => has_avx2(),
@@ -124,7 +129,7 @@ fn hidden_layer_vector(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
 
 /// The hidden sigmoid of the pre-activation sums `h`, in place.
 #[inline(always)]
-fn activate(net: &Net, h: &mut [f32], arith: Arithmetic) {
+pub(crate) fn activate(net: &Net, h: &mut [f32], arith: Arithmetic) {
     let beta = net.beta_hidden();
     match arith {
         Arithmetic::Reference => {
@@ -183,6 +188,7 @@ fn sigmoid_blocks(h: &mut [f32], beta: f32, recip: impl Fn(f32) -> f32) {
 
 /// The output layer's pre-sigmoid sums (bias included) for hidden
 /// activations `h`, in the summation order of `arith`.
+#[inline]
 pub fn output_sums(net: &Net, h: &[f32], out: &mut [f32], arith: Arithmetic) {
     let h = &h[..net.hidden()];
     match arith {

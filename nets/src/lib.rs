@@ -26,6 +26,7 @@ pub mod classify;
 pub mod error;
 pub mod evaluate;
 pub mod forward;
+pub mod forward_batch;
 pub mod inputs;
 pub mod move_select;
 pub mod net;
@@ -46,7 +47,7 @@ pub use error::WeightsError;
 pub use evaluate::{EvalError, Evaluation, Evaluator, Scratch};
 pub use forward::Simd;
 pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
-pub use net::{Net, NetKind, NetShape, Nets};
+pub use net::{Net, NetKind, NetShape, Nets, Parameters};
 pub use train::{train_net, TrainScratch};
 
 /// Probabilities of every gnubg net and evaluation.

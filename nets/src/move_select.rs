@@ -77,13 +77,20 @@ impl Evaluator {
     /// Scores the listed moves with the full 0-ply evaluator, in the given
     /// order; returns the first with the highest equity.
     fn first_best(&self, candidates: impl Iterator<Item = usize>, scratch: &mut Scratch) -> usize {
+        let Scratch {
+            moves, batch, net, ..
+        } = scratch;
+        batch.indices.clear();
+        batch.indices.extend(candidates);
+        batch.boards.clear();
+        let all = moves.boards();
+        batch
+            .boards
+            .extend(batch.indices.iter().map(|&i| all[i].swapped()));
+        self.evaluate_batch(batch, net);
         let mut best = (f32::NEG_INFINITY, usize::MAX);
-        for i in candidates {
-            let after = scratch.moves.boards()[i];
-            let opp = after.swapped();
-            let class = self.classify(&opp);
-            let out = self.evaluate_class(&opp, class, &mut scratch.net);
-            let score = -cubeless_equity(&out);
+        for (&i, out) in batch.indices.iter().zip(&batch.outputs) {
+            let score = -cubeless_equity(out);
             if best.1 == usize::MAX || score > best.0 {
                 best = (score, i);
             }

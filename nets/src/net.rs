@@ -16,6 +16,24 @@ pub struct Net {
     output_weight: Vec<f32>,
     hidden_threshold: Vec<f32>,
     output_threshold: Vec<f32>,
+    /// The hidden weights again, blocked for batched evaluation
+    /// ([`Net::blocked_hidden_weights`]); always equal to `hidden_weight`.
+    blocked: Vec<f32>,
+}
+
+/// Hidden units per block of [`Net::blocked_hidden_weights`].
+pub const BLOCK_UNITS: usize = 16;
+
+/// The four parameter arrays of a net, in file order, for updates.
+pub struct Parameters<'a> {
+    /// Hidden weights, input-major (`[i * hidden + j]`).
+    pub hidden_weights: &'a mut [f32],
+    /// Output weights, output-major (`[k * hidden + j]`).
+    pub output_weights: &'a mut [f32],
+    /// Hidden thresholds (biases).
+    pub hidden_thresholds: &'a mut [f32],
+    /// Output thresholds (biases).
+    pub output_thresholds: &'a mut [f32],
 }
 
 /// The sizes and slopes of a net (the fields of a weights-file net header).
@@ -92,7 +110,7 @@ impl Net {
         let output_threshold = rest.split_off(i * h + h * o + h);
         let hidden_threshold = rest.split_off(i * h + h * o);
         let output_weight = rest.split_off(i * h);
-        Ok(Net {
+        let mut net = Net {
             inputs: i,
             hidden: h,
             outputs: o,
@@ -102,7 +120,47 @@ impl Net {
             output_weight,
             hidden_threshold,
             output_threshold,
-        })
+            blocked: Vec::new(),
+        };
+        net.rebuild_blocked();
+        Ok(net)
+    }
+
+    /// Hidden units rounded up to whole blocks.
+    pub fn padded_hidden(&self) -> usize {
+        self.hidden.div_ceil(BLOCK_UNITS) * BLOCK_UNITS
+    }
+
+    /// The hidden weights blocked for batched evaluation: block `b` holds
+    /// units `16b..16b+16` of every input row, row after row
+    /// (`[(b * inputs + i) * 16 + u]`), padded with zeros past the last
+    /// unit, so one block of every row is a contiguous 16·inputs floats.
+    pub fn blocked_hidden_weights(&self) -> &[f32] {
+        &self.blocked
+    }
+
+    fn rebuild_blocked(&mut self) {
+        let blocks = self.padded_hidden() / BLOCK_UNITS;
+        self.blocked = vec![0.0; blocks * self.inputs * BLOCK_UNITS];
+        self.sync_blocked_rows(0..self.inputs);
+    }
+
+    /// Copies hidden-weight rows into the blocked layout.
+    pub(crate) fn sync_blocked_rows(&mut self, rows: impl Iterator<Item = usize>) {
+        let (n, inputs) = (self.hidden, self.inputs);
+        for r in rows {
+            let row = &self.hidden_weight[r * n..(r + 1) * n];
+            for (b, chunk) in row.chunks(BLOCK_UNITS).enumerate() {
+                let at = (b * inputs + r) * BLOCK_UNITS;
+                self.blocked[at..at + chunk.len()].copy_from_slice(chunk);
+            }
+        }
+    }
+
+    /// Changes parameters with `f` (the blocked copy follows).
+    pub fn update(&mut self, f: impl FnOnce(Parameters<'_>)) {
+        f(self.parameters_mut());
+        self.rebuild_blocked();
     }
 
     /// A net with every weight and bias 0 (a starting point for tests and tools).
@@ -166,15 +224,15 @@ impl Net {
         &self.output_threshold
     }
 
-    /// Mutable views of (hidden weights, output weights, hidden biases,
-    /// output biases), for training. Sizes cannot change.
-    pub fn parameters_mut(&mut self) -> (&mut [f32], &mut [f32], &mut [f32], &mut [f32]) {
-        (
-            &mut self.hidden_weight,
-            &mut self.output_weight,
-            &mut self.hidden_threshold,
-            &mut self.output_threshold,
-        )
+    /// Mutable views of the parameters; the caller must bring the blocked
+    /// copy up to date (`sync_blocked_rows`) for every hidden row it changes.
+    pub(crate) fn parameters_mut(&mut self) -> Parameters<'_> {
+        Parameters {
+            hidden_weights: &mut self.hidden_weight,
+            output_weights: &mut self.output_weight,
+            hidden_thresholds: &mut self.hidden_threshold,
+            output_thresholds: &mut self.output_threshold,
+        }
     }
 
     /// All values in file order.

@@ -55,7 +55,12 @@ pub fn train_net(
         std::array::from_fn(|k| (target[k] - y[k]) * beta_o * y[k] * (1.0 - y[k]));
 
     let beta_h = net.beta_hidden();
-    let (w_hidden, w_output, b_hidden, b_output) = net.parameters_mut();
+    let crate::net::Parameters {
+        hidden_weights: w_hidden,
+        output_weights: w_output,
+        hidden_thresholds: b_hidden,
+        output_thresholds: b_output,
+    } = net.parameters_mut();
     // α·δh[j], from the output weights before they move.
     for (j, (step, &hj)) in scratch.step.iter_mut().zip(h.iter()).enumerate() {
         let mut back = 0f32;
@@ -85,6 +90,7 @@ pub fn train_net(
     for (b, &s) in b_hidden.iter_mut().zip(&scratch.step) {
         *b += s;
     }
+    net.sync_blocked_rows((0..n_in).filter(|&i| x[i] != 0.0));
     y
 }
 
@@ -242,8 +248,14 @@ mod tests {
             let mut plus = net.clone();
             let mut minus = net.clone();
             for (n, delta) in [(&mut plus, eps), (&mut minus, -eps)] {
-                let (a, b, c, d) = n.parameters_mut();
-                [a, b, c, d][which][index] += delta;
+                n.update(|p| {
+                    [
+                        p.hidden_weights,
+                        p.output_weights,
+                        p.hidden_thresholds,
+                        p.output_thresholds,
+                    ][which][index] += delta
+                });
             }
             let grad = (loss(&plus) - loss(&minus)) / (2.0 * f64::from(eps));
             let step = {

@@ -24,14 +24,20 @@ fn tool(path: &str) -> &str {
 fn perturbed_nets() -> Nets {
     let mut nets = common::nets().clone();
     for k in nets::NetKind::ALL {
-        let (hw, ow, ht, ot) = nets.get_mut(k).parameters_mut();
-        for part in [hw, ow, ht, ot] {
-            for (i, v) in part.iter_mut().enumerate() {
-                if i % 37 == 3 {
-                    *v = *v * 0.97 + 0.011;
+        nets.get_mut(k).update(|p| {
+            for part in [
+                p.hidden_weights,
+                p.output_weights,
+                p.hidden_thresholds,
+                p.output_thresholds,
+            ] {
+                for (i, v) in part.iter_mut().enumerate() {
+                    if i % 37 == 3 {
+                        *v = *v * 0.97 + 0.011;
+                    }
                 }
             }
-        }
+        });
     }
     weights_text::parse(&weights_text::write(&nets)).unwrap()
 }

@@ -71,11 +71,12 @@ fn binary_is_debians_gnubg_wd_and_keeps_every_bit() {
 fn binary_round_trip_of_arbitrary_values_keeps_every_bit() {
     // Values that `%.7f` cannot represent survive the binary format.
     let mut nets = small_nets();
-    let (hw, ow, ht, ot) = nets.get_mut(NetKind::Race).parameters_mut();
-    hw[0] = 1234.5677;
-    ow[1] = -f32::MIN_POSITIVE;
-    ht[2] = 1.0e-30;
-    ot[3] = f32::from_bits(0x3f80_0001);
+    nets.get_mut(NetKind::Race).update(|p| {
+        p.hidden_weights[0] = 1234.5677;
+        p.output_weights[1] = -f32::MIN_POSITIVE;
+        p.hidden_thresholds[2] = 1.0e-30;
+        p.output_thresholds[3] = f32::from_bits(0x3f80_0001);
+    });
     let back = weights_binary::parse(&weights_binary::write(&nets)).unwrap();
     assert_eq!(back, nets);
 }

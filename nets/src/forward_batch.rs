@@ -1,0 +1,232 @@
+//! The forward pass of one net for a batch of input vectors (the candidate
+//! moves of one roll), computing exactly the bits of [`forward`] for each.
+//!
+//! A single evaluation streams every used row of hidden weights from L2
+//! (a contact net's 128 KB do not fit L1). The batch instead walks the
+//! weights one block of 16 hidden units at a time ([`Net::blocked_hidden_weights`],
+//! 16 KB for 250 inputs, which stays in L1) and updates four vectors per
+//! weight row loaded: the accumulators of four candidates live in registers.
+//!
+//! Exactness: each unit's sum is its threshold plus `w·x` over the inputs in
+//! index order, as in [`forward`]. The four candidates share one list of
+//! rows (the union of their non-zero inputs), so a candidate also adds
+//! `w·0 = ±0` for rows where its input is 0. Adding ±0 leaves every sum
+//! unchanged except −0 (−0 + +0 = +0); a sum can only be −0 if it starts
+//! at −0 (a sum of non-zero-signed terms rounds an exact zero to +0), so
+//! the batch is used only for nets without a −0 hidden threshold
+//! ([`batch_exact`]); the others take the single path.
+//!
+//! [`forward`]: crate::forward::forward
+
+use crate::arith::Arithmetic;
+use crate::forward::{activate, output_sums, Simd};
+use crate::net::{Net, BLOCK_UNITS};
+use crate::sigmoid::sigmoid;
+
+/// Candidates whose accumulators share the registers.
+const GROUP: usize = 4;
+
+/// True if the batch computes the same bits as the single path for `net`
+/// (no hidden threshold is −0).
+pub fn batch_exact(net: &Net) -> bool {
+    !net.hidden_thresholds()
+        .iter()
+        .any(|t| t.to_bits() == (-0.0f32).to_bits())
+}
+
+/// Runs `net` on `count` input vectors stored one after another in `xs`
+/// (`net.inputs()` each), writing each vector's outputs to `out`.
+/// `hidden` is scratch space, grown as needed.
+pub fn forward_batch(
+    net: &Net,
+    xs: &[f32],
+    count: usize,
+    hidden: &mut Vec<f32>,
+    out: &mut [[f32; 5]],
+    arith: Arithmetic,
+    simd: Simd,
+) {
+    let n_in = net.inputs();
+    let padded = net.padded_hidden();
+    assert!(xs.len() >= count * n_in && out.len() >= count);
+    hidden.resize(count * padded, 0.0);
+    accumulate_batch(net, &xs[..count * n_in], count, hidden, simd);
+    #[cfg(target_arch = "x86_64")]
+    avx2::finish(net, hidden, count, out, arith);
+    #[cfg(not(target_arch = "x86_64"))]
+    finish(net, hidden, count, out, arith);
+}
+
+/// The hidden sigmoid, the output sums and the output sigmoid of every
+/// vector, from the hidden sums.
+#[inline(always)]
+fn finish(net: &Net, hidden: &mut [f32], count: usize, out: &mut [[f32; 5]], arith: Arithmetic) {
+    let padded = net.padded_hidden();
+    let beta = -net.beta_output();
+    for (c, o) in out.iter_mut().enumerate().take(count) {
+        let h = &mut hidden[c * padded..c * padded + net.hidden()];
+        activate(net, h, arith);
+        output_sums(net, h, &mut o[..net.outputs()], arith);
+        for v in o.iter_mut() {
+            *v = sigmoid(beta * *v);
+        }
+    }
+}
+
+/// True if this evaluator's SIMD level runs the batch (AVX2 only: without
+/// it the single path is as fast).
+pub fn batch_available(simd: Simd) -> bool {
+    simd.uses_avx2()
+}
+
+/// Pre-activation hidden sums of `count` vectors into `hs` (`count` rows
+/// of `net.padded_hidden()`).
+///
+/// # Panics
+/// If [`batch_available`] is false.
+fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: Simd) {
+    assert!(batch_available(simd), "the batch needs AVX2");
+    #[cfg(target_arch = "x86_64")]
+    avx2::accumulate_batch(net, xs, count, hs);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (net, xs, count, hs);
+}
+
+/// The batch with AVX2 intrinsics: per block of 16 units, the accumulators
+/// of up to four vectors stay in eight registers while the rows of the
+/// union go by. Multiply, then add (no fused multiply-add), so each unit
+/// sees exactly the single path's operations.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Net, BLOCK_UNITS, GROUP};
+    use std::arch::x86_64::{
+        __m256, _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_storeu_ps,
+    };
+
+    #[allow(unsafe_code)]
+    pub(super) fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32]) {
+        // SAFETY: `accumulate_batch` asserted `batch_available`, i.e. that
+        // this CPU has AVX2 (checked at run time), the only requirement of
+        // the `target_feature` function.
+        unsafe { accumulate_batch_avx2(net, xs, count, hs) }
+    }
+
+    #[allow(unsafe_code)]
+    pub(super) fn finish(
+        net: &Net,
+        hidden: &mut [f32],
+        count: usize,
+        out: &mut [[f32; 5]],
+        arith: crate::arith::Arithmetic,
+    ) {
+        // SAFETY: reached only after `accumulate_batch` asserted that this
+        // CPU has AVX2.
+        unsafe { finish_avx2(net, hidden, count, out, arith) }
+    }
+
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn finish_avx2(
+        net: &Net,
+        hidden: &mut [f32],
+        count: usize,
+        out: &mut [[f32; 5]],
+        arith: crate::arith::Arithmetic,
+    ) {
+        super::finish(net, hidden, count, out, arith)
+    }
+
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn accumulate_batch_avx2(net: &Net, xs: &[f32], count: usize, hs: &mut [f32]) {
+        let n_in = net.inputs();
+        let padded = net.padded_hidden();
+        let mut union_rows = [0u16; crate::inputs::MAX_INPUTS];
+        assert!(
+            n_in <= union_rows.len(),
+            "gnubg's nets have at most 250 inputs"
+        );
+        let mut start = 0;
+        while start < count {
+            let g = (count - start).min(GROUP);
+            let group = &xs[start * n_in..(start + g) * n_in];
+            let mut len = 0;
+            for r in 0..n_in {
+                union_rows[len] = r as u16;
+                len += usize::from((0..g).any(|c| group[c * n_in + r] != 0.0));
+            }
+            let union = &union_rows[..len];
+            let out = &mut hs[start * padded..(start + g) * padded];
+            match g {
+                4 => group_sums::<4>(net, group, union, out),
+                3 => group_sums::<3>(net, group, union, out),
+                2 => group_sums::<2>(net, group, union, out),
+                _ => group_sums::<1>(net, group, union, out),
+            }
+            start += g;
+        }
+    }
+
+    /// The sums of `G` vectors, block by block, over the rows in `union`.
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn group_sums<const G: usize>(net: &Net, group: &[f32], union: &[u16], out: &mut [f32]) {
+        let n_in = net.inputs();
+        let padded = net.padded_hidden();
+        let blocked = net.blocked_hidden_weights();
+        let thresholds = net.hidden_thresholds();
+        for b in 0..padded / BLOCK_UNITS {
+            let mut bias = [0f32; BLOCK_UNITS];
+            for (u, v) in bias.iter_mut().enumerate() {
+                *v = thresholds.get(b * BLOCK_UNITS + u).copied().unwrap_or(0.0);
+            }
+            // SAFETY (every load and store below): each pointer comes from
+            // a slice of at least 8 floats past it (`bias`, `row`, `dst`,
+            // checked by slicing), and the unaligned forms are used.
+            let lo = _mm256_loadu_ps(bias.as_ptr());
+            let hi = _mm256_loadu_ps(bias[8..].as_ptr());
+            let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
+            let rows = &blocked[b * n_in * BLOCK_UNITS..(b + 1) * n_in * BLOCK_UNITS];
+            for &r in union {
+                let r = usize::from(r);
+                let row = &rows[r * BLOCK_UNITS..(r + 1) * BLOCK_UNITS];
+                let w0 = _mm256_loadu_ps(row.as_ptr());
+                let w1 = _mm256_loadu_ps(row[8..].as_ptr());
+                for (c, a) in acc.iter_mut().enumerate() {
+                    let x = _mm256_set1_ps(group[c * n_in + r]);
+                    a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(w0, x));
+                    a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(w1, x));
+                }
+            }
+            for (c, a) in acc.iter().enumerate() {
+                let at = c * padded + b * BLOCK_UNITS;
+                let dst = &mut out[at..at + BLOCK_UNITS];
+                _mm256_storeu_ps(dst.as_mut_ptr(), a[0]);
+                _mm256_storeu_ps(dst[8..].as_mut_ptr(), a[1]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::NetShape;
+
+    #[test]
+    fn a_minus_zero_threshold_sends_a_net_to_the_single_path() {
+        let shape = NetShape {
+            inputs: 4,
+            hidden: 8,
+            outputs: 5,
+            beta_hidden: 0.1,
+            beta_output: 1.0,
+        };
+        let mut net = Net::zeroed(shape).unwrap();
+        assert!(batch_exact(&net));
+        net.update(|p| p.hidden_thresholds[3] = -0.0);
+        assert!(!batch_exact(&net));
+        assert_eq!(net.padded_hidden(), 16);
+        assert_eq!(net.blocked_hidden_weights().len(), 16 * 4);
+    }
+}

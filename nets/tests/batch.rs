@@ -1,0 +1,57 @@
+//! Batched evaluation (the candidates of a roll evaluated together) gives
+//! exactly the bits of one-by-one evaluation, in every arithmetic and on
+//! every SIMD level.
+
+mod common;
+
+use board::{Board, MoveList};
+use nets::{Arithmetic, Evaluation, Simd};
+
+#[test]
+fn batches_of_candidates_match_single_evaluations_bit_for_bit() {
+    let positions: Vec<Board> = common::reference_0ply()
+        .iter()
+        .map(|r| r.board)
+        .step_by(5)
+        .collect();
+    let mut moves = MoveList::new();
+    for arith in [
+        Arithmetic::GnubgFastMath,
+        Arithmetic::Ieee,
+        Arithmetic::Reference,
+    ] {
+        for simd in Simd::available() {
+            let eval = common::evaluator(arith).with_simd(simd).unwrap();
+            let mut s = eval.scratch();
+            let mut compared = 0;
+            for (p, board) in positions.iter().enumerate() {
+                let (d0, d1) = [(6, 5), (2, 2), (3, 1), (6, 6)][p % 4];
+                let after: Vec<Board> = moves
+                    .generate(board, d0, d1)
+                    .iter()
+                    .map(Board::swapped)
+                    .collect();
+                let mut batch = vec![
+                    Evaluation {
+                        class: nets::Class::Over,
+                        outputs: [0.0; 5]
+                    };
+                    after.len()
+                ];
+                eval.evaluate_many(&after, &mut batch, &mut s);
+                for (b, e) in after.iter().zip(&batch) {
+                    let one = eval.evaluate(b, &mut s);
+                    assert_eq!(one.class, e.class);
+                    assert_eq!(
+                        one.outputs.map(f32::to_bits),
+                        e.outputs.map(f32::to_bits),
+                        "{arith:?} {simd:?} {}",
+                        b.position_id()
+                    );
+                    compared += 1;
+                }
+            }
+            assert!(compared > 10_000, "{compared}");
+        }
+    }
+}
