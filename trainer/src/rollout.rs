@@ -23,6 +23,10 @@ pub struct RolloutSettings {
     /// Stop a trial at an exact (two-sided) bearoff position and use its
     /// database value.
     pub truncate: bool,
+    /// Lookahead variance reduction: subtract each roll's luck (the 0-ply
+    /// value after the best move for the roll played, minus the mean over
+    /// all 36 rolls) from the trial's outcome.
+    pub variance_reduction: bool,
     /// MD5 of the weights file.
     pub weights_md5: String,
 }
@@ -100,29 +104,73 @@ fn trial(
     let mut board = *start;
     let mut flipped = false;
     let mut turn = 0u32;
+    // The sum of the rolls' luck so far, from the start's side.
+    let mut luck = [0f32; 5];
     let view = |p: Probabilities, flipped: bool| if flipped { invert(&p) } else { p };
+    let result = |p: Probabilities, luck: &Probabilities| -> Probabilities {
+        std::array::from_fn(|k| p[k] - luck[k])
+    };
     loop {
         let class = eval.classify(&board);
         if class == Class::Over {
             let p = eval_over(&board, Variant::Standard).expect("an OVER position");
-            return view(p, flipped);
+            return result(view(p, flipped), &luck);
         }
         if settings.truncate && class.is_exact() {
-            return view(eval.evaluate(&board, s).outputs, flipped);
+            return result(view(eval.evaluate(&board, s).outputs, flipped), &luck);
         }
         let (d0, d1) = match turn {
             0 => first,
             1 => second,
             _ => later.roll(),
         };
+        if settings.variance_reduction {
+            let d = roll_luck(eval, &board, (d0, d1), s);
+            // Differences of probabilities change sides without the
+            // constant of `invert`: win ↔ −win, gammons swap.
+            let d = if flipped {
+                [-d[0], d[3], d[4], d[1], d[2]]
+            } else {
+                d
+            };
+            for (l, v) in luck.iter_mut().zip(d) {
+                *l += v;
+            }
+        }
         let after = best_move(eval, &board, d0, d1, settings.plies, s).unwrap_or(board);
         if let Some(p) = eval_over(&after, Variant::Standard) {
-            return view(p, flipped);
+            return result(view(p, flipped), &luck);
         }
         board = after.swapped();
         flipped = !flipped;
         turn += 1;
     }
+}
+
+/// The luck of rolling `roll` in `board`, from the mover's side: the 0-ply
+/// value after the best move for it minus the mean over the 36 rolls.
+fn roll_luck(eval: &Evaluator, board: &Board, roll: (u8, u8), s: &mut Scratch) -> Probabilities {
+    let value = |d0: u8, d1: u8, s: &mut Scratch| -> Probabilities {
+        let after = eval.best_move(board, d0, d1, false, s).unwrap_or(*board);
+        match eval_over(&after, Variant::Standard) {
+            Some(p) => p,
+            None => invert(&eval.evaluate(&after.swapped(), s).outputs),
+        }
+    };
+    let mut mean = [0f32; 5];
+    let mut actual = [0f32; 5];
+    let (hi, lo) = (roll.0.max(roll.1), roll.0.min(roll.1));
+    for r in board::ROLLS {
+        let v = value(r.high, r.low, s);
+        let w = r.weight() as f32 / 36.0;
+        for (m, x) in mean.iter_mut().zip(v) {
+            *m += w * x;
+        }
+        if (r.high, r.low) == (hi, lo) {
+            actual = v;
+        }
+    }
+    std::array::from_fn(|k| actual[k] - mean[k])
 }
 
 /// The best move at 0 or 1 ply.

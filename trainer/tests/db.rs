@@ -577,3 +577,45 @@ fn rollouts_agree_with_gnubg() {
         }
     }
 }
+
+#[test]
+fn variance_reduction_agrees_and_shrinks_the_standard_error() {
+    let dir = tempdir("bgkit-db-vr.");
+    let ids: Vec<String> = ["bbdFAQBnuwUGAA", "bbcHAICzu0MAAA"]
+        .map(String::from)
+        .to_vec();
+    let plain = db_of_ids(dir.path(), "plain", &ids);
+    let reduced = db_of_ids(dir.path(), "reduced", &ids);
+    let mut a = vec!["db", "rollout", s(&plain), "--trials", "1296", "-q"];
+    a.extend(evaluator());
+    ok(&a);
+    let mut b = vec![
+        "db",
+        "rollout",
+        s(&reduced),
+        "--trials",
+        "72",
+        "--variance-reduction",
+        "-q",
+    ];
+    b.extend(evaluator());
+    ok(&b);
+    for (p, r) in dump(&plain).iter().zip(dump(&reduced)) {
+        let (ep, sp) = (
+            p["equity"].as_f64().unwrap(),
+            p["equity_std_error"].as_f64().unwrap(),
+        );
+        let (er, sr) = (
+            r["equity"].as_f64().unwrap(),
+            r["equity_std_error"].as_f64().unwrap(),
+        );
+        assert!(
+            sr > 0.0 && sr * 5.0 < sp,
+            "standard errors: plain {sp}, reduced {sr}"
+        );
+        assert!(
+            (ep - er).abs() <= 3.0 * (sp * sp + sr * sr).sqrt(),
+            "{p} vs {r}"
+        );
+    }
+}
