@@ -222,6 +222,16 @@ pub fn describe(out: &Output) -> String {
     )
 }
 
+/// Runs `bin` with `args` (10 minutes at most), asserts it succeeded and
+/// returns its standard output; `tool` names it in the failure message.
+pub fn run_ok(bin: &str, tool: &str, args: &[&str]) -> String {
+    let mut cmd = Command::new(bin);
+    cmd.args(args);
+    let out = run_with_timeout(cmd, Duration::from_secs(600));
+    assert_success(&out, &format!("{tool} {}", args.join(" ")));
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
 /// Asserts the run succeeded.
 pub fn assert_success(out: &Output, what: &str) {
     assert!(out.status.success(), "{what} failed\n{}", describe(out));

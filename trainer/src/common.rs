@@ -37,3 +37,11 @@ pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     name.push(suffix);
     PathBuf::from(name)
 }
+
+/// Writes `bytes` to `path` atomically (temporary file, then rename).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file = support::atomic::AtomicFile::create(path).map_err(io_context(path))?;
+    file.write_all_with(|w| w.write_all(bytes))
+        .map_err(io_context(path))?;
+    file.commit().map_err(io_context(path))
+}

@@ -1,7 +1,7 @@
 //! `trainer db`: position databases (import/export gnubg-nn `.dat`, merge,
 //! split, dump, stats, generate, rollout).
 
-use crate::common::{file_md5, io_context, with_suffix};
+use crate::common::{file_md5, io_context, with_suffix, write_atomically};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -403,10 +403,7 @@ fn export(db: &Path, output: &Path) -> Result<Outcome> {
         text.push('\n');
         n += 1;
     }
-    let mut file = support::atomic::AtomicFile::create(output).map_err(io_context(output))?;
-    file.write_all_with(|w| w.write_all(text.as_bytes()))
-        .map_err(io_context(output))?;
-    file.commit().map_err(io_context(output))?;
+    write_atomically(output, text.as_bytes())?;
     let skipped = db_data.records.len() - n;
     support::outln!(
         "trainer db export: {n} positions to {}{}",
@@ -424,10 +421,7 @@ fn export_npz(db: &Path, output: &Path) -> Result<Outcome> {
     let data = open(db)?;
     support::atomic::check_writable(output).map_err(io_context(output))?;
     let (bytes, counts) = trainer::npz::npz_bytes(&data, nets::Arithmetic::default())?;
-    let mut file = support::atomic::AtomicFile::create(output).map_err(io_context(output))?;
-    file.write_all_with(|w| w.write_all(&bytes))
-        .map_err(io_context(output))?;
-    file.commit().map_err(io_context(output))?;
+    write_atomically(output, &bytes)?;
     support::outln!(
         "trainer db export: {} contact, {} crashed, {} race positions to {}",
         counts[0],

@@ -1,10 +1,10 @@
 //! `trainer td`: TD self-play training with checkpoints, a learning curve
 //! and provenance.
 
-use crate::common::{file_md5, io_context, save_weights, with_suffix};
+use crate::common::{file_md5, io_context, save_weights, with_suffix, write_atomically};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -123,6 +123,7 @@ impl TdHooks for Files {
             );
         }
         write_atomically(&self.curve, to_csv(rows).as_bytes())
+            .map_err(|e| std::io::Error::other(format!("{e:#}")))
     }
 
     fn checkpoint(&mut self, trainer: &TdTrainer) -> std::io::Result<()> {
@@ -136,12 +137,6 @@ impl TdHooks for Files {
             trainer.evaluator().nets(),
         ))
     }
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = support::atomic::AtomicFile::create(path)?;
-    file.write_all_with(|w| w.write_all(bytes))?;
-    file.commit()
 }
 
 /// Runs `trainer td`.

@@ -3,17 +3,17 @@
 //! bad input.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Duration;
 use test_support::{
-    assert_one_line_failure, assert_success, describe, gnubg_file, run_with_timeout, tempdir,
-    wait_until, Running,
+    assert_one_line_failure, describe, gnubg_file, path_str, run_ok, run_with_timeout, tempdir,
+    wait_until, Running, GNUBG_OS0, GNUBG_TS0,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_trainer");
 const GNUBG_WD: &str = "/usr/lib/gnubg/gnubg.wd";
-const OS0: &str = "/usr/share/gnubg/gnubg_os0.bd";
-const TS0: &str = "/var/lib/gnubg/gnubg_ts0.bd";
+const OS0: &str = GNUBG_OS0;
+const TS0: &str = GNUBG_TS0;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -21,20 +21,12 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn run(args: &[&str]) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args);
-    run_with_timeout(cmd, Duration::from_secs(600))
-}
-
 fn ok(args: &[&str]) -> String {
-    let out = run(args);
-    assert_success(&out, &format!("trainer {}", args.join(" ")));
-    String::from_utf8(out.stdout).unwrap()
+    run_ok(BIN, "trainer", args)
 }
 
 fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+    path_str(p)
 }
 
 fn evaluator() -> [&'static str; 6] {

@@ -6,14 +6,14 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 use test_support::{
-    assert_one_line_failure, assert_success, describe, gnubg_file, run_with_timeout, tempdir,
-    wait_until, Running,
+    assert_one_line_failure, assert_success, describe, gnubg_file, path_str, run_ok,
+    run_with_timeout, tempdir, wait_until, Running, GNUBG_OS0, GNUBG_TS0,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_trainer");
 const GNUBG_WD: &str = "/usr/lib/gnubg/gnubg.wd";
-const OS0: &str = "/usr/share/gnubg/gnubg_os0.bd";
-const TS0: &str = "/var/lib/gnubg/gnubg_ts0.bd";
+const OS0: &str = GNUBG_OS0;
+const TS0: &str = GNUBG_TS0;
 
 fn trainer(args: &[&str]) -> Output {
     let mut cmd = Command::new(BIN);
@@ -22,13 +22,11 @@ fn trainer(args: &[&str]) -> Output {
 }
 
 fn ok(args: &[&str]) -> String {
-    let out = trainer(args);
-    assert_success(&out, &format!("trainer {}", args.join(" ")));
-    String::from_utf8(out.stdout).unwrap()
+    run_ok(BIN, "trainer", args)
 }
 
 fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+    path_str(p)
 }
 
 fn gnubg_weights() -> &'static str {
