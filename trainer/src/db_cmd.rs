@@ -384,13 +384,21 @@ fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
         db.records.len(),
         input.display(),
         output.display(),
-        if duplicates > 0 {
-            format!(" ({duplicates} repeated keys skipped: the first line of each key is kept)")
-        } else {
-            String::new()
-        }
+        aside(
+            duplicates,
+            "repeated keys skipped: the first line of each key is kept"
+        )
     )?;
     Ok(Outcome::Done)
+}
+
+/// " (N what)" when N is not 0, else nothing.
+fn aside(n: usize, what: &str) -> String {
+    if n > 0 {
+        format!(" ({n} {what})")
+    } else {
+        String::new()
+    }
 }
 
 fn export(db: &Path, output: &Path) -> Result<Outcome> {
@@ -408,11 +416,7 @@ fn export(db: &Path, output: &Path) -> Result<Outcome> {
     support::outln!(
         "trainer db export: {n} positions to {}{}",
         output.display(),
-        if skipped > 0 {
-            format!(" ({skipped} without targets skipped)")
-        } else {
-            String::new()
-        }
+        aside(skipped, "without targets skipped")
     )?;
     Ok(Outcome::Done)
 }
