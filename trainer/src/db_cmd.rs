@@ -342,13 +342,12 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     }
 }
 
-fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
+/// A `.dat` file as database records (classes from `bearoff`), and the
+/// number of repeated keys skipped.
+pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(PositionDb, usize)> {
     let text = std::fs::read_to_string(input)
         .with_context(|| format!("cannot read {}", input.display()))?;
     let rows = dat::parse(&text).with_context(|| format!("{}", input.display()))?;
-    let db_files = trainer::defaults::bearoff(bearoff);
-    let bearoff = nets::BearoffDatabases::open(&db_files)?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
     let mut seen = std::collections::HashSet::new();
     let mut records = Vec::with_capacity(rows.len());
     let mut duplicates = 0;
@@ -364,7 +363,7 @@ fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
             duplicates += 1;
             continue;
         }
-        let mut r = Record::new(*key, nets::classify(&board, &bearoff));
+        let mut r = Record::new(*key, nets::classify(&board, bearoff));
         r.flags = HAS_TARGETS;
         r.targets = *targets;
         r.equity = board::cubeless_equity(targets);
@@ -374,6 +373,14 @@ fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
         records,
         rollout_settings: None,
     };
+    Ok((db, duplicates))
+}
+
+fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
+    let db_files = trainer::defaults::bearoff(bearoff);
+    let bearoff = nets::BearoffDatabases::open(&db_files)?;
+    let (db, duplicates) = read_dat(input, &bearoff)?;
+    support::atomic::check_writable(output).map_err(io_context(output))?;
     save(&db, output)?;
     save_provenance(
         output,

@@ -5,6 +5,7 @@
 //! with gnubg-compatible nets; `trainer` is its thin command line.
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod chart;
 pub mod curve;
 pub mod dat;

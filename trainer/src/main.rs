@@ -1,6 +1,7 @@
 //! `trainer`: bgkit's training tool (the thin command line over the
 //! `trainer` library).
 
+mod bench_cmd;
 mod common;
 mod db_cmd;
 mod eval_cmd;
@@ -46,6 +47,8 @@ enum Command {
     /// Position databases: import/export .dat, merge, split, dump, stats,
     /// generate, rollout.
     Db(db_cmd::DbArgs),
+    /// gnubg-nn's error measures of a net against a database's targets.
+    Bench(bench_cmd::BenchArgs),
     /// Evaluate positions (Position IDs) at 0 or 1 ply.
     Eval(eval_cmd::EvalArgs),
 }
@@ -74,6 +77,10 @@ fn main() -> ExitCode {
                 "stopping after the positions in progress (interrupt again to stop at once)",
             );
             db_cmd::run(&args, stop)
+        }
+        Command::Bench(args) => {
+            init_threads(args.threads())?;
+            bench_cmd::run(&args)
         }
         Command::Eval(args) => eval_cmd::run(&args),
     })

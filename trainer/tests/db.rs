@@ -611,3 +611,33 @@ fn variance_reduction_agrees_and_shrinks_the_standard_error() {
         );
     }
 }
+
+#[test]
+fn bench_of_gnubg_on_its_own_outputs_is_about_zero() {
+    let dat = fixture("gnubg_0ply_200.dat");
+    let mut args = vec!["bench", "--json", "--db", s(&dat)];
+    args.extend(evaluator());
+    let out = ok(&args);
+    let v: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(v["positions"], 200);
+    let classes = v["classes"].as_object().unwrap();
+    assert_eq!(classes.len(), 3, "{v}");
+    for (name, c) in classes {
+        for key in ["eqerr_rms", "eqerr_max", "nobg_rms", "nobg_max"] {
+            let e = c[key].as_f64().unwrap();
+            assert!((0.0..2e-4).contains(&e), "{name} {key} = {e}");
+        }
+    }
+    // The same positions as a database give the same report.
+    let dir = tempdir("bgkit-bench.");
+    let db = dir.path().join("b.db");
+    ok(&["db", "import", s(&dat), "-o", s(&db)]);
+    let mut args = vec!["bench", "--json", "--db", s(&db)];
+    args.extend(evaluator());
+    assert_eq!(ok(&args).lines().last(), out.lines().last());
+    // A class the file does not hold is an error.
+    let only_bearoff = db_of_ids(dir.path(), "bo", &["KwAAgB0AAAAAAA".to_string()]);
+    let mut args = vec!["bench", "--db", s(&only_bearoff)];
+    args.extend(evaluator());
+    assert_one_line_failure(BIN, "trainer", &args, "no positions");
+}
