@@ -298,6 +298,18 @@ impl Evaluator {
         }
     }
 
+    /// The pruning net's evaluation of `board` (of class `class`: race,
+    /// crashed or contact), with the race backgammon override and the
+    /// sanity check, as move selection uses it.
+    pub fn evaluate_pruning_net(
+        &self,
+        board: &Board,
+        class: Class,
+        scratch: &mut Scratch,
+    ) -> Probabilities {
+        self.evaluate_pruning(board, class, &mut scratch.net)
+    }
+
     /// The pruning-net evaluation of a position of class `class` (race,
     /// crashed or contact) on the 200 base inputs, with the race backgammon
     /// override and the sanity check (docs/formats.md#move-selection-and-pruning).

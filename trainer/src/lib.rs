@@ -21,5 +21,6 @@ pub mod posdb;
 pub mod provenance;
 pub mod rollout;
 pub mod rollout_job;
+pub mod supervised;
 pub mod td;
 pub mod td_checkpoint;

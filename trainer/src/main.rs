@@ -9,6 +9,7 @@ mod new_cmd;
 mod play_cmd;
 mod plot_cmd;
 mod td_cmd;
+mod train_cmd;
 mod weights_cmd;
 
 use clap::{Parser, Subcommand};
@@ -47,6 +48,9 @@ enum Command {
     /// Position databases: import/export .dat, merge, split, dump, stats,
     /// generate, rollout.
     Db(db_cmd::DbArgs),
+    /// Supervised training of one class's net on a position database
+    /// (gnubg-nn's schedule and Pareto saves).
+    Train(train_cmd::TrainArgs),
     /// gnubg-nn's error measures of a net against a database's targets.
     Bench(bench_cmd::BenchArgs),
     /// Evaluate positions (Position IDs) at 0 or 1 ply.
@@ -77,6 +81,14 @@ fn main() -> ExitCode {
                 "stopping after the positions in progress (interrupt again to stop at once)",
             );
             db_cmd::run(&args, stop)
+        }
+        Command::Train(args) => {
+            init_threads(args.threads())?;
+            let stop = support::signals::stop_flag(
+                "trainer train",
+                "saving a checkpoint after this epoch (interrupt again to stop at once)",
+            );
+            train_cmd::run(&args, stop)
         }
         Command::Bench(args) => {
             init_threads(args.threads())?;

@@ -641,3 +641,123 @@ fn bench_of_gnubg_on_its_own_outputs_is_about_zero() {
     args.extend(evaluator());
     assert_one_line_failure(BIN, "trainer", &args, "no positions");
 }
+
+#[test]
+fn supervised_training_lowers_the_held_out_error() {
+    let dir = tempdir("bgkit-train.");
+    let all = dir.path().join("all.db");
+    let (train, held) = (dir.path().join("train.db"), dir.path().join("held.db"));
+    ok(&[
+        "db",
+        "import",
+        s(&fixture("gnubg_0ply_200.dat")),
+        "-o",
+        s(&all),
+    ]);
+    ok(&[
+        "db",
+        "split",
+        s(&all),
+        "--holdout",
+        "0.25",
+        "--seed",
+        "2",
+        "-o",
+        s(&train),
+        "-o",
+        s(&held),
+    ]);
+    let start = dir.path().join("start.wd");
+    ok(&["new", "-o", s(&start), "--seed", "5"]);
+    let held_error = |w: &Path| -> f64 {
+        let mut args = vec![
+            "bench",
+            "--json",
+            "--class",
+            "contact",
+            "--db",
+            s(&held),
+            "--weights",
+            s(w),
+        ];
+        args.extend(["--bearoff", OS0, "--bearoff", TS0]);
+        let v: serde_json::Value = serde_json::from_str(ok(&args).lines().last().unwrap()).unwrap();
+        v["classes"]["contact"]["eqerr_rms"].as_f64().unwrap()
+    };
+    let out = dir.path().join("trained.wd");
+    let report = ok(&[
+        "train",
+        "--db",
+        s(&train),
+        "--class",
+        "contact",
+        "--weights",
+        s(&start),
+        "-o",
+        s(&out),
+        "--epochs",
+        "20",
+        "--alpha-start",
+        "2",
+        "--alpha-low",
+        "0.01",
+        "-q",
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ]);
+    let (before, after) = (held_error(&start), held_error(&out));
+    assert!(
+        after < before * 0.8,
+        "held-out RMS {before} → {after}: {report}"
+    );
+    // The Pareto files are loadable weights files.
+    let saved: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("trained.wd.save.")
+        })
+        .collect();
+    assert!(!saved.is_empty());
+    for f in saved {
+        ok(&["weights", "info", s(&f.path())]);
+    }
+    // Bad input.
+    let bad = |extra: &[&str], needle: &str| {
+        let mut args = vec![
+            "train",
+            "--db",
+            s(&train),
+            "--weights",
+            s(&start),
+            "-o",
+            "/tmp/never.wd",
+        ];
+        args.extend_from_slice(extra);
+        assert_one_line_failure(BIN, "trainer", &args, needle);
+    };
+    bad(
+        &["--class", "contact", "--epochs", "1", "--alpha-start", "0"],
+        "--alpha-start",
+    );
+    let bo = db_of_ids(dir.path(), "bo", &["KwAAgB0AAAAAAA".to_string()]);
+    let args = [
+        "train",
+        "--db",
+        s(&bo),
+        "--class",
+        "race",
+        "--weights",
+        s(&start),
+        "-o",
+        "/tmp/never.wd",
+        "--epochs",
+        "1",
+    ];
+    assert_one_line_failure(BIN, "trainer", &args, "no race positions");
+    assert!(!Path::new("/tmp/never.wd").exists());
+}

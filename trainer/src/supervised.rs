@@ -1,0 +1,293 @@
+//! Supervised training of one class's net on a position database, as
+//! gnubg-nn's `train.py` does it (docs/trainer.md#supervised-training):
+//! epochs over a seeded permutation with a fixed α, the learning-rate
+//! schedule, and the Pareto policy that keeps every net not beaten on both
+//! the RMS and the maximum error.
+
+use crate::bench::position_errors;
+use crate::posdb::Record;
+use board::{Board, Probabilities};
+use nets::{Class, Evaluator, NetKind, TrainScratch};
+use rand_mt::Mt;
+use serde::{Deserialize, Serialize};
+
+/// The schedule's settings (gnubg-nn's defaults in [`Default`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// α at the start of every cycle.
+    pub alpha_start: f32,
+    /// α below which a cycle ends (a "bottom").
+    pub alpha_low: f32,
+    /// Replace the backgammon targets by 0.
+    pub ignore_bg: bool,
+    /// Train the class's pruning net (base inputs, no target sanity check).
+    pub prune: bool,
+    /// Seed of the permutations.
+    pub seed: u64,
+}
+
+impl Default for Schedule {
+    fn default() -> Schedule {
+        Schedule {
+            alpha_start: 20.0,
+            alpha_low: 0.1,
+            ignore_bg: false,
+            prune: false,
+            seed: 1,
+        }
+    }
+}
+
+/// Where a run stands between epochs (all a resumed run needs besides the
+/// weights).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleState {
+    /// Epochs trained.
+    pub epochs: u64,
+    /// The current α.
+    pub alpha: f32,
+    /// The previous errors (RMS, max).
+    pub prev: (f64, f64),
+    /// Permutations drawn so far (the current one is the last).
+    pub shuffles: u64,
+    /// Cycles that reached α_low.
+    pub bottoms: u64,
+}
+
+/// The net a class trains.
+pub fn net_kind(class: Class, prune: bool) -> NetKind {
+    match (class, prune) {
+        (Class::Race, false) => NetKind::Race,
+        (Class::Crashed, false) => NetKind::Crashed,
+        (_, false) => NetKind::Contact,
+        (Class::Race, true) => NetKind::PruneRace,
+        (Class::Crashed, true) => NetKind::PruneCrashed,
+        (_, true) => NetKind::PruneContact,
+    }
+}
+
+/// Permutation number `n` of `len` positions for `seed`.
+pub fn permutation(seed: u64, n: u64, len: usize) -> Vec<u32> {
+    let mut mt = Mt::new_with_key([
+        seed as u32,
+        (seed >> 32) as u32,
+        n as u32,
+        (n >> 32) as u32,
+        0x5EED,
+    ]);
+    let mut p: Vec<u32> = (0..len as u32).collect();
+    for i in (1..len).rev() {
+        let j = ((u64::from(mt.next_u32()) * (i as u64 + 1)) >> 32) as usize;
+        p.swap(i, j);
+    }
+    p
+}
+
+fn targets(r: &Record, ignore_bg: bool) -> Probabilities {
+    let mut t = r.targets;
+    if ignore_bg {
+        t[2] = 0.0;
+        t[4] = 0.0;
+    }
+    t
+}
+
+/// One epoch: every position in `order` trained with `alpha`.
+pub fn train_epoch(
+    eval: &mut Evaluator,
+    records: &[Record],
+    order: &[u32],
+    alpha: f32,
+    schedule: &Schedule,
+) {
+    let mut scratch = eval.scratch();
+    let mut train = TrainScratch::default();
+    let mut inputs = vec![0f32; nets::inputs::MAX_INPUTS];
+    for &k in order {
+        let r = &records[k as usize];
+        let Ok(board) = Board::from_id_bytes(&r.key) else {
+            continue;
+        };
+        let t = targets(r, schedule.ignore_bg);
+        if schedule.prune {
+            let kind = net_kind(r.class(), true);
+            nets::inputs::base_inputs(&board, &mut inputs[..nets::inputs::BASE_INPUTS]);
+            let (arith, simd) = (eval.arithmetic(), eval.simd());
+            let net = eval.nets_mut().get_mut(kind);
+            nets::train_net(
+                net,
+                &inputs[..nets::inputs::BASE_INPUTS],
+                &t,
+                alpha,
+                arith,
+                simd,
+                &mut train,
+            );
+        } else {
+            eval.train(&board, r.class(), &t, alpha, &mut scratch, &mut train);
+        }
+    }
+}
+
+/// gnubg-nn's `errors()`: the RMS and maximum equity error (without
+/// backgammons if `ignore_bg`) of the 0-ply evaluator (the pruning net's
+/// evaluation if `prune`) over the records.
+pub fn errors(eval: &Evaluator, records: &[Record], schedule: &Schedule) -> (f64, f64) {
+    use rayon::prelude::*;
+    let errs: Vec<f64> = records
+        .par_iter()
+        .map_init(
+            || eval.scratch(),
+            |s, r| {
+                let Ok(board) = Board::from_id_bytes(&r.key) else {
+                    return 0.0;
+                };
+                let out = if schedule.prune {
+                    eval.evaluate_pruning_net(&board, r.class(), s)
+                } else {
+                    eval.evaluate(&board, s).outputs
+                };
+                let (eq, nobg) = position_errors(&out, &targets(r, schedule.ignore_bg));
+                if schedule.ignore_bg {
+                    nobg
+                } else {
+                    eq
+                }
+            },
+        )
+        .collect();
+    let n = errs.len().max(1) as f64;
+    let rms = (errs.iter().map(|e| e * e).sum::<f64>() / n).sqrt();
+    (rms, errs.iter().copied().fold(0.0, f64::max))
+}
+
+/// The schedule's step after measuring errors `(er, mx)`: a lower α when
+/// neither improved enough (and a new permutation if the RMS got worse).
+/// Returns true if a new permutation is needed.
+pub fn after_errors(state: &mut ScheduleState, schedule: &Schedule, er: f64, mx: f64) -> bool {
+    let mut reshuffle = false;
+    let (prev, prev_max) = state.prev;
+    if !(er < 0.995 * prev || mx < 0.99 * prev_max) {
+        state.alpha = (0.9 * state.alpha).min(state.alpha - 0.5);
+        if state.alpha < schedule.alpha_low {
+            state.alpha = schedule.alpha_low - 0.00001;
+        }
+        reshuffle = er > prev;
+    }
+    state.prev = (er, mx);
+    reshuffle
+}
+
+/// After an epoch: a cycle that went below α_low restarts at α_start
+/// (counted as a bottom).
+pub fn after_epoch(state: &mut ScheduleState, schedule: &Schedule) {
+    state.epochs += 1;
+    if state.alpha < schedule.alpha_low {
+        state.alpha = schedule.alpha_start / 0.9;
+        state.bottoms += 1;
+    }
+}
+
+/// The Pareto policy over saved nets named by their rounded errors
+/// `(E, M)`: given the existing names, returns whether `(e, m)` is saved
+/// and which existing ones it removes. An existing net at least as good on
+/// both (and better on one) prevents the save; the new net removes those it
+/// is at least as good as on both; a net with the same name is replaced.
+pub fn pareto(existing: &[(u64, u64)], e: u64, m: u64) -> (bool, Vec<(u64, u64)>) {
+    let mut remove = Vec::new();
+    let mut save = true;
+    for &(e2, m2) in existing {
+        if e2 == e && m2 == m {
+            // The same name: the newer net replaces it.
+            remove.push((e2, m2));
+        } else if e2 <= e && m2 <= m {
+            // Beaten (or tied on one coordinate and beaten on the other).
+            save = false;
+        } else if e <= e2 && m <= m2 {
+            remove.push((e2, m2));
+        }
+    }
+    if !save {
+        remove.clear();
+    }
+    (save, remove)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pareto_keeps_exactly_the_non_dominated() {
+        let mut front: Vec<(u64, u64)> = Vec::new();
+        let sequence = [
+            (500, 90),
+            (480, 95),
+            (470, 85),
+            (470, 88),
+            (460, 100),
+            (490, 80),
+            (450, 70),
+        ];
+        for (e, m) in sequence {
+            let (save, remove) = pareto(&front, e, m);
+            front.retain(|x| !remove.contains(x));
+            if save {
+                front.push((e, m));
+            }
+        }
+        front.sort_unstable();
+        assert_eq!(front, vec![(450, 70)]);
+        let mut front: Vec<(u64, u64)> = Vec::new();
+        for (e, m) in [
+            (500, 90),
+            (480, 95),
+            (470, 85),
+            (490, 80),
+            (470, 88),
+            (460, 100),
+        ] {
+            let (save, remove) = pareto(&front, e, m);
+            front.retain(|x| !remove.contains(x));
+            if save {
+                front.push((e, m));
+            }
+        }
+        front.sort_unstable();
+        // (480, 95) and (500, 90) fall to (470, 85); (470, 88) is beaten by
+        // (470, 85); (460, 100) and (490, 80) are not dominated.
+        assert_eq!(front, vec![(460, 100), (470, 85), (490, 80)]);
+    }
+
+    #[test]
+    fn schedule_lowers_alpha_and_restarts_cycles() {
+        let s = Schedule::default();
+        let mut st = ScheduleState {
+            epochs: 0,
+            alpha: 20.0,
+            prev: (100.0, 100.0),
+            shuffles: 1,
+            bottoms: 0,
+        };
+        assert!(!after_errors(&mut st, &s, 0.5, 1.0));
+        assert_eq!(st.alpha, 20.0);
+        assert!(!after_errors(&mut st, &s, 0.499, 0.999));
+        assert_eq!(st.alpha, 18.0);
+        assert!(after_errors(&mut st, &s, 0.6, 1.0));
+        assert!((st.alpha - 16.2).abs() < 1e-5);
+        st.alpha = 0.05;
+        after_epoch(&mut st, &s);
+        assert_eq!((st.bottoms, st.epochs), (1, 1));
+        assert!((st.alpha - 20.0 / 0.9).abs() < 1e-5);
+    }
+
+    #[test]
+    fn permutations_are_seeded() {
+        let a = permutation(1, 0, 100);
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..100).collect::<Vec<u32>>());
+        assert_eq!(a, permutation(1, 0, 100));
+        assert_ne!(a, permutation(1, 1, 100));
+    }
+}
