@@ -761,3 +761,84 @@ fn supervised_training_lowers_the_held_out_error() {
     assert_one_line_failure(BIN, "trainer", &args, "no race positions");
     assert!(!Path::new("/tmp/never.wd").exists());
 }
+
+#[test]
+fn supervised_training_resumes_after_kill_9_to_identical_weights() {
+    let dir = tempdir("bgkit-train-resume.");
+    let db = dir.path().join("all.db");
+    ok(&[
+        "db",
+        "import",
+        s(&fixture("gnubg_0ply_200.dat")),
+        "-o",
+        s(&db),
+    ]);
+    let start = dir.path().join("start.wd");
+    ok(&["new", "-o", s(&start), "--seed", "6", "--hidden", "16"]);
+    let settings = [
+        "--class",
+        "contact",
+        "--epochs",
+        "1500",
+        "--alpha-start",
+        "2",
+        "--alpha-low",
+        "0.01",
+        "-q",
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ];
+    let whole = dir.path().join("whole.wd");
+    let mut args = vec![
+        "train",
+        "--db",
+        s(&db),
+        "--weights",
+        s(&start),
+        "-o",
+        s(&whole),
+    ];
+    args.extend(settings);
+    ok(&args);
+    let cut = dir.path().join("cut.wd");
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "train",
+        "--db",
+        s(&db),
+        "--weights",
+        s(&start),
+        "-o",
+        s(&cut),
+    ])
+    .args(settings);
+    let run_ = Running::start(cmd);
+    let ckpt = dir.path().join("cut.wd.ckpt");
+    wait_until(Duration::from_secs(120), "a checkpoint", || ckpt.exists());
+    std::thread::sleep(Duration::from_millis(200));
+    Command::new("kill")
+        .args(["-9", &run_.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = run_.finish(Duration::from_secs(30));
+    assert!(
+        !out.status.success(),
+        "finished before the kill\n{}",
+        describe(&out)
+    );
+    let mut again = vec![
+        "train",
+        "--db",
+        s(&db),
+        "--weights",
+        s(&start),
+        "-o",
+        s(&cut),
+        "--resume",
+    ];
+    again.extend(settings);
+    ok(&again);
+    assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
+}
