@@ -842,3 +842,73 @@ fn supervised_training_resumes_after_kill_9_to_identical_weights() {
     ok(&again);
     assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
 }
+
+#[test]
+fn training_stops_after_the_requested_bottoms_and_refuses_misshapen_weights() {
+    let dir = tempdir("bgkit-train-bottoms.");
+    let db = dir.path().join("all.db");
+    ok(&[
+        "db",
+        "import",
+        s(&fixture("gnubg_0ply_200.dat")),
+        "-o",
+        s(&db),
+    ]);
+    let start = dir.path().join("start.wd");
+    ok(&["new", "-o", s(&start), "--hidden", "8"]);
+    let out = dir.path().join("b.wd");
+    ok(&[
+        "train",
+        "--db",
+        s(&db),
+        "--class",
+        "race",
+        "--weights",
+        s(&start),
+        "-o",
+        s(&out),
+        "--until-bottoms",
+        "2",
+        "--alpha-start",
+        "0.3",
+        "--alpha-low",
+        "0.1",
+        "-q",
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ]);
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("b.wd.json")).unwrap())
+            .unwrap();
+    assert_eq!(p["settings"]["bottoms"], 2, "{p}");
+    // A weights file whose race net has the contact net's inputs.
+    let text = dir.path().join("g.weights");
+    ok(&["weights", "convert", s(&start), "-o", s(&text)]);
+    let bad = std::fs::read_to_string(&text)
+        .unwrap()
+        .replacen("\n214 8 5", "\n250 8 5", 1);
+    let misshapen = dir.path().join("bad.weights");
+    std::fs::write(&misshapen, bad).unwrap();
+    let never = dir.path().join("never.wd");
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &[
+            "train",
+            "--db",
+            s(&db),
+            "--class",
+            "race",
+            "--weights",
+            s(&misshapen),
+            "-o",
+            s(&never),
+            "--epochs",
+            "1",
+        ],
+        "bad.weights",
+    );
+    assert!(!never.exists());
+}
