@@ -8,7 +8,7 @@ use crate::game::game_dice;
 use crate::game::Player;
 use crate::matches::{play_match, DiceMode, MatchError};
 use board::{invert, Board, Dice, Probabilities};
-use nets::{Class, Evaluator, NetKind, Scratch, TrainScratch};
+use nets::{Class, Evaluator, Scratch, TrainScratch};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -132,14 +132,6 @@ pub struct TdProgress {
 }
 
 /// The slot of each trained net's counter.
-fn counter(kind: NetKind) -> usize {
-    match kind {
-        NetKind::Contact => 0,
-        NetKind::Race => 1,
-        _ => 2,
-    }
-}
-
 fn class_counter(class: Class) -> Option<usize> {
     match class {
         Class::Contact => Some(0),
@@ -311,7 +303,7 @@ impl TdTrainer {
         };
         let s = &self.settings;
         let alpha = annealed_alpha(s.alpha, s.anneal, self.progress.trained[c]);
-        let kind = self.eval.train(
+        let trained = self.eval.train(
             &sample.board,
             sample.class,
             &sample.target,
@@ -319,8 +311,8 @@ impl TdTrainer {
             &mut self.scratch,
             &mut self.train,
         );
-        if let Some(kind) = kind {
-            self.progress.trained[counter(kind)] += 1;
+        if trained.is_some() {
+            self.progress.trained[c] += 1;
         }
     }
 

@@ -39,23 +39,37 @@ pub enum CheckpointError {
 
 /// The checkpoint's bytes.
 pub fn to_bytes(header: &CheckpointHeader, nets: &Nets) -> Vec<u8> {
-    let mut bytes = MAGIC.as_bytes().to_vec();
+    weights_checkpoint_bytes(MAGIC, header, nets)
+}
+
+/// Parses a checkpoint.
+pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets), CheckpointError> {
+    parse_weights_checkpoint(MAGIC, bytes)
+}
+
+/// The layout every trainer checkpoint shares: the `magic` line, one line
+/// of JSON (`header`), then the nets as a binary weights file (every bit).
+pub fn weights_checkpoint_bytes(magic: &str, header: &impl Serialize, nets: &Nets) -> Vec<u8> {
+    let mut bytes = magic.as_bytes().to_vec();
     bytes.extend(serde_json::to_vec(header).expect("the header serializes"));
     bytes.push(b'\n');
     bytes.extend(nets::weights::to_bytes(nets, nets::weights::Format::Binary));
     bytes
 }
 
-/// Parses a checkpoint.
-pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets), CheckpointError> {
+/// Parses the layout of [`weights_checkpoint_bytes`].
+pub fn parse_weights_checkpoint<H: serde::de::DeserializeOwned>(
+    magic: &str,
+    bytes: &[u8],
+) -> Result<(H, Nets), CheckpointError> {
     let rest = bytes
-        .strip_prefix(MAGIC.as_bytes())
+        .strip_prefix(magic.as_bytes())
         .ok_or_else(|| CheckpointError::Corrupt("no checkpoint header".into()))?;
     let end = rest
         .iter()
         .position(|&b| b == b'\n')
         .ok_or_else(|| CheckpointError::Corrupt("truncated".into()))?;
-    let header: CheckpointHeader = serde_json::from_slice(&rest[..end])
+    let header: H = serde_json::from_slice(&rest[..end])
         .map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
     let (nets, _) = nets::weights::parse(&rest[end + 1..])?;
     Ok((header, nets))

@@ -18,6 +18,7 @@ use trainer::supervised::{
     after_epoch, after_errors, errors, net_kind, pareto, permutation, train_epoch, Schedule,
     ScheduleState,
 };
+use trainer::td_checkpoint::{parse_weights_checkpoint, weights_checkpoint_bytes};
 
 /// Arguments of `trainer train`.
 #[derive(Args, Debug)]
@@ -86,25 +87,7 @@ struct Saved {
     curve: Vec<(u64, f32, f64, f64)>,
 }
 
-const MAGIC: &[u8] = b"bgkit train checkpoint 1\n";
-
-fn checkpoint_bytes(saved: &Saved, nets: &nets::Nets) -> Vec<u8> {
-    let mut b = MAGIC.to_vec();
-    b.extend(serde_json::to_vec(saved).expect("json"));
-    b.push(b'\n');
-    b.extend(nets::weights::to_bytes(nets, nets::weights::Format::Binary));
-    b
-}
-
-fn parse_checkpoint(bytes: &[u8]) -> Result<(Saved, nets::Nets)> {
-    let rest = bytes
-        .strip_prefix(MAGIC)
-        .context("not a bgkit training checkpoint")?;
-    let end = rest.iter().position(|&b| b == b'\n').context("truncated")?;
-    let saved: Saved = serde_json::from_slice(&rest[..end]).context("damaged")?;
-    let (nets, _) = nets::weights::parse(&rest[end + 1..])?;
-    Ok((saved, nets))
-}
+const MAGIC: &str = "bgkit train checkpoint 1\n";
 
 /// The saved Pareto nets beside `out`: (E, M) of each `NAME.save.E-M`.
 fn saved_front(out: &Path) -> Vec<(u64, u64)> {
@@ -197,8 +180,8 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
                 ckpt.display()
             )
         })?;
-        let (old, nets) =
-            parse_checkpoint(&bytes).with_context(|| format!("checkpoint {}", ckpt.display()))?;
+        let (old, nets): (Saved, _) = parse_weights_checkpoint(MAGIC, &bytes)
+            .with_context(|| format!("checkpoint {}", ckpt.display()))?;
         if (&old.db_md5, &old.weights_md5, &old.class, &old.schedule)
             != (
                 &saved.db_md5,
@@ -257,7 +240,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         }
         if stop.load(Ordering::SeqCst) {
             recycled
-                .save(&checkpoint_bytes(&saved, eval.nets()))
+                .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets()))
                 .map_err(io_context(&ckpt))?;
             bar.finish();
             support::note!(
@@ -270,7 +253,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         train_epoch(&mut eval, &records, &order, saved.state.alpha, &schedule);
         after_epoch(&mut saved.state, &schedule);
         recycled
-            .save(&checkpoint_bytes(&saved, eval.nets()))
+            .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets()))
             .map_err(io_context(&ckpt))?;
     }
     bar.finish();
