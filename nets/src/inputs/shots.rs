@@ -89,21 +89,6 @@ static ROLL_WAYS: [[i8; 4]; 21] = [
     [13, 31, 36, 38],
 ];
 
-/// Highest set bit of `bits` at or below `from`.
-#[inline]
-fn highest(bits: u32, from: usize) -> Option<usize> {
-    let masked = bits & (u32::MAX >> (31 - from));
-    (masked != 0).then(|| 31 - masked.leading_zeros() as usize)
-}
-
-/// The intermediate distances of a way (its non-zero `via` entries).
-fn via(w: &Way) -> impl Iterator<Item = usize> + '_ {
-    w.via
-        .iter()
-        .take_while(|&&k| k > 0)
-        .map(|&k| usize::from(k))
-}
-
 /// Each way's intermediate distances as a mask (bit l: a stop l pips on).
 static VIA: [u32; 39] = via_masks();
 
@@ -125,7 +110,7 @@ const fn via_masks() -> [u32; 39] {
 /// hitting two or more, for `me` shooting at `opp`'s blots.
 pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
     let hit = hitting_ways(me, opp);
-    if hit.iter().all(|&h| h == 0) {
+    if hit.iter().fold(0, |a, &h| a | h) == 0 {
         return (0, 0, 0);
     }
     // The opponent's blots in its numbering (bit i: a single chequer on i).
@@ -133,21 +118,20 @@ pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
         .iter()
         .enumerate()
         .fold(0u32, |m, (i, &c)| m | (u32::from(c == 1) << i));
+    if me[24] == 0 {
+        return from_the_board(me, blots, &hit);
+    }
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
     for ways in &ROLL_WAYS {
-        let (pips, chequers) = match me[24] {
-            0 => from_the_board(me, blots, &hit, ways),
-            1 => entering_one(opp, blots, &hit, ways),
-            _ => entering_two(&hit, ways),
+        let (pips, chequers) = if me[24] == 1 {
+            entering_one(opp, blots, &hit, ways)
+        } else {
+            entering_two(&hit, ways)
         };
         let w = if ways[3] > 0 { 1 } else { 2 };
         np += pips as u32 * w;
-        if chequers > 0 {
-            n1 += w;
-        }
-        if chequers > 1 {
-            n2 += w;
-        }
+        n1 += w * u32::from(chequers > 0);
+        n2 += w * u32::from(chequers > 1);
     }
     (np, n1, n2)
 }
@@ -180,55 +164,74 @@ fn hitting_ways(me: &[u8; 25], opp: &[u8; 25]) -> [u32; 39] {
     if blots == 0 {
         return hit;
     }
+    // `made >> l` for each stop distance l; index 0 (no stop) blocks nothing.
+    let mut ahead = [0u32; 19];
+    for (l, a) in ahead.iter_mut().enumerate().skip(1) {
+        *a = made >> l;
+    }
     for (h, w) in hit.iter_mut().zip(&WAYS) {
-        let blocked = if w.all {
-            if w.faces > 1 {
-                via(w).fold(0, |acc, k| acc | made >> k)
-            } else {
-                0
-            }
-        } else {
-            via(w).fold(u32::MAX, |acc, k| acc & made >> k)
-        };
+        let [x, y, z] = w.via.map(|k| ahead[usize::from(k)]);
+        let blocked = if w.all { x | y | z } else { x & y };
         *h = shooters & ((blots & !blocked) << w.pips);
     }
     hit
 }
 
-/// (pips lost, chequers hit) for one roll (`ways`) with nothing on the bar.
-fn from_the_board(me: &[u8; 25], blots: u32, hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
-    let double = ways[3] >= 0;
-    let (mut p, mut c) = (0i32, 0u32);
-    let mut used: i32 = -1;
-    for &r in ways.iter().take_while(|&&r| r >= 0) {
-        let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
-        if bits == 0 {
-            continue;
-        }
-        if w.faces == 1 {
-            if let Some(k) = highest(bits, 23).filter(|&k| k > 0) {
-                if used != k as i32 || me[k] > 1 {
-                    c += 1;
-                }
-                used = k as i32;
-                p = p.max(k as i32 - i32::from(w.pips) + 1);
-                if double && bits & !(1 << k) != 0 {
-                    c += 1;
-                }
-            }
+/// [`shots`] with nothing on the bar.
+///
+/// Each way's outcome is worked out once (its rearmost shooter `k`, the pips
+/// lost `k − pips + 1`, and its extra chequer hit), then each roll combines
+/// the outcomes of its ways without branches:
+///
+/// - a direct way (one die) hits one chequer, and on a double a second one
+///   when another shooter also hits; the second die of a non-double counts
+///   another chequer unless it is the same shooter as the first die's with
+///   no spare to send;
+/// - a combined way hits at least one chequer, plus one when an intermediate
+///   stop lands on another blot.
+fn from_the_board(me: &[u8; 25], blots: u32, hit: &[u32; 39]) -> (u32, u32, u32) {
+    // Per way: pips lost (0 if it does not hit), whether it hits, the shooter,
+    // and the extra chequer (second shooter for direct ways, a blot at a
+    // stop for combined ways).
+    let mut lost = [0u32; 39];
+    let mut hits = [0u32; 39];
+    let mut extra = [0u32; 39];
+    let mut shooter = [0u32; 39];
+    for r in 0..39 {
+        let bits = hit[r];
+        let top = 31 - (bits | 1).leading_zeros();
+        let h = u32::from(bits != 0);
+        hits[r] = h;
+        shooter[r] = top;
+        // A hit needs top ≥ pips, so a miss (top 0) saturates to 0.
+        lost[r] = (top + 1).saturating_sub(u32::from(WAYS[r].pips));
+        extra[r] = h * if WAYS[r].faces == 1 {
+            u32::from(bits & bits.wrapping_sub(1) != 0)
         } else {
-            if c == 0 {
-                c = 1;
-            }
-            let k = highest(bits, 23).map_or(-1, |k| k as i32);
-            p = p.max(k - i32::from(w.pips) + 1);
-            // An intermediate stop on another blot hits it too.
-            if (blots >> (23 - k)) & VIA[r as usize] != 0 {
-                c += 1;
-            }
-        }
+            u32::from((blots >> (23 - top)) & VIA[r] != 0)
+        };
     }
-    (p, c)
+    let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
+    for ways in &ROLL_WAYS {
+        let [a, b, c, d] = ways.map(|r| r as usize);
+        let (pips, chequers, w) = if ways[3] >= 0 {
+            // A double: the direct way, then the three combined ones.
+            let mut n = hits[a] * (1 + extra[a]);
+            for r in [b, c, d] {
+                n = hits[r] * (n.max(1) + extra[r]) + (1 - hits[r]) * n;
+            }
+            (lost[a].max(lost[b]).max(lost[c]).max(lost[d]), n, 1)
+        } else {
+            let same = shooter[a] == shooter[b] && me[shooter[b] as usize] < 2;
+            let mut n = hits[a] + hits[b] * u32::from(hits[a] == 0 || !same);
+            n = hits[c] * (n.max(1) + extra[c]) + (1 - hits[c]) * n;
+            (lost[a].max(lost[b]).max(lost[c]), n, 2)
+        };
+        np += pips * w;
+        n1 += w * u32::from(chequers > 0);
+        n2 += w * u32::from(chequers > 1);
+    }
+    (np, n1, n2)
 }
 
 /// (pips lost, chequers hit) for one roll with one chequer on the bar: it
