@@ -43,10 +43,7 @@ static T1: [u8; 4096] = table(true);
 /// Bit p set if `side` holds point p (two or more chequers), p in 0..24.
 #[inline]
 pub fn made_points(side: &[u8; 25]) -> u32 {
-    side[..24]
-        .iter()
-        .enumerate()
-        .fold(0, |m, (p, &c)| m | (u32::from(c >= 2) << p))
+    super::masks::masks(side).made & 0x00FF_FFFF
 }
 
 /// The 12-bit mask of made points `24 − n .. 24 − n + min(n, 12)`.

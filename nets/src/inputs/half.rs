@@ -1,6 +1,7 @@
 //! The 22 contact features of one side, `half(me, opp)` (docs/formats.md#contact-and-crashed-inputs).
 
-use super::escapes::{escapes1_made, escapes_made as escapes, made_points};
+use super::escapes::{escapes1_made, escapes_made as escapes};
+use super::masks::masks;
 use super::offsets::*;
 use super::shots::shots;
 use crate::arith::Division;
@@ -8,7 +9,8 @@ use crate::arith::Division;
 /// Writes offsets 3..=24 of a 25-value block for `me` against `opp`.
 pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: Division) {
     let m = |i: usize| i32::from(me[i]);
-    let opp_back = super::back(opp);
+    let (mine, theirs) = (masks(me), masks(opp));
+    let opp_back = highest(theirs.occupied);
     // The opponent's rearmost chequer in my numbering (−1 = bar, 24 = none).
     let n_opp_back = 23 - opp_back;
 
@@ -24,13 +26,10 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
 
     out[TIMING] = div.div(timing(me, n_opp_back) as f32, 100.0);
 
-    let n_back = super::back(me);
+    let n_back = highest(mine.occupied);
     out[BACK_CHEQUER] = div.div(n_back as f32, 24.0);
-    let start = if n_back == 24 { 23 } else { n_back };
-    let anchor = (0..=start)
-        .rev()
-        .find(|&i| me[i as usize] >= 2)
-        .unwrap_or(-1);
+    // The rearmost made point (not the bar).
+    let anchor = highest(mine.made & 0x00FF_FFFF);
     out[BACK_ANCHOR] = div.div(anchor as f32, 24.0);
     let forward = (18..=anchor)
         .find(|&j| me[j as usize] >= 2)
@@ -41,12 +40,12 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
         None => 2.0,
     };
 
-    let (np, n1, n2) = shots(me, opp);
+    let (np, n1, n2) = shots(me, mine, theirs);
     out[PIPLOSS] = div.div(np as f32, 12.0 * 36.0);
     out[P1] = div.div(n1 as f32, 36.0);
     out[P2] = div.div(n2 as f32, 36.0);
 
-    let (my_made, opp_made) = (made_points(me), made_points(opp));
+    let (my_made, opp_made) = (mine.made & 0x00FF_FFFF, theirs.made & 0x00FF_FFFF);
     out[BACKESCAPES] = div.div(escapes(my_made, 23 - n_opp_back) as f32, 36.0);
     out[BACKRESCAPES] = div.div(escapes1_made(my_made, 23 - n_opp_back) as f32, 36.0);
 
@@ -85,7 +84,7 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
     } else {
         0.0
     };
-    let closed = opp[..6].iter().filter(|&&c| c > 1).count() as i32;
+    let closed = (theirs.made & 0x3F).count_ones() as i32;
     out[ENTER2] = div.div((36 - (closed - 6) * (closed - 6)) as f32, 36.0);
 
     // `w / (tot · 11)`; gnubg's fast-math build reassociates it to
@@ -102,7 +101,7 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
         }
     };
 
-    let anchors = me[18..24].iter().filter(|&&c| c > 1).count();
+    let anchors = (mine.made >> 18 & 0x3F).count_ones();
     let men: u32 = me[18..25].iter().map(|&c| u32::from(c)).sum();
     out[BACKG] = if anchors > 1 {
         (men as f32 - 3.0) / 4.0
@@ -110,6 +109,12 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
         0.0
     };
     out[BACKG1] = if anchors == 1 { men as f32 / 8.0 } else { 0.0 };
+}
+
+/// The highest bit set in `mask`, or −1 if none.
+#[inline]
+fn highest(mask: u32) -> i32 {
+    31 - mask.leading_zeros() as i32
 }
 
 /// TIMING's integer t (docs/formats.md#contact-and-crashed-inputs).

@@ -4,6 +4,7 @@ mod base;
 mod contact;
 mod escapes;
 mod half;
+mod masks;
 mod race;
 mod shots;
 

@@ -1,6 +1,8 @@
 //! Shots at the opponent's blots: PIPLOSS, P1, P2 (docs/formats.md#shots),
 //! with gnubg 1.07's rule for which blots are considered.
 
+use super::masks::Masks;
+
 /// One way of hitting at a distance: all intermediate points needed (or
 /// either of two), the intermediate distances, dice faces used, pips.
 struct Way {
@@ -108,23 +110,20 @@ const fn via_masks() -> [u32; 39] {
 
 /// (np, n1, n2): weighted pips lost, rolls hitting at least one blot, rolls
 /// hitting two or more, for `me` shooting at `opp`'s blots.
-pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
-    let hit = hitting_ways(me, opp);
+pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32) {
+    let hit = hitting_ways(mine, theirs);
     if hit.iter().fold(0, |a, &h| a | h) == 0 {
         return (0, 0, 0);
     }
     // The opponent's blots in its numbering (bit i: a single chequer on i).
-    let blots = opp
-        .iter()
-        .enumerate()
-        .fold(0u32, |m, (i, &c)| m | (u32::from(c == 1) << i));
+    let blots = theirs.blots();
     if me[24] == 0 {
         return from_the_board(me, blots, &hit);
     }
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
     for ways in &ROLL_WAYS {
         let (pips, chequers) = if me[24] == 1 {
-            entering_one(opp, blots, &hit, ways)
+            entering_one(theirs.made, blots, &hit, ways)
         } else {
             entering_two(&hit, ways)
         };
@@ -143,23 +142,17 @@ pub(crate) fn shots(me: &[u8; 25], opp: &[u8; 25]) -> (u32, u32, u32) {
 /// `j` the blot at `j − d`, and it is blocked for a blot at `b` when the
 /// opponent has made the intermediate point `b + k` (all of them needed, or
 /// either of two), so each way is a few shifts of whole boards.
-fn hitting_ways(me: &[u8; 25], opp: &[u8; 25]) -> [u32; 39] {
+fn hitting_ways(mine: Masks, theirs: Masks) -> [u32; 39] {
     // gnubg 1.07 counts occupied home points (1.08 counts made points).
-    let n_board = me[..6].iter().filter(|&&c| c > 0).count();
+    let n_board = (mine.occupied & 0x3F).count_ones();
     let top = if n_board > 2 { 23 } else { 21 };
-    let mut shooters = 0u32;
-    for (j, &c) in me.iter().enumerate() {
-        if c != 0 && !(j < 6 && c == 2) {
-            shooters |= 1 << j;
-        }
-    }
+    // Every occupied point but home points with exactly two chequers.
+    let shooters = mine.occupied & !(mine.two & 0x3F);
     // The opponent's blots (those gnubg considers) and made points, in my
-    // numbering: its point i is my point 23 − i.
-    let (mut blots, mut made) = (0u32, 0u32);
-    for (i, &c) in opp[..24].iter().enumerate() {
-        blots |= u32::from(c == 1 && i <= top) << (23 - i);
-        made |= u32::from(c > 1) << (23 - i);
-    }
+    // numbering: its point i (i < 24) is my point 23 − i.
+    let mirror = |m: u32| m.reverse_bits() >> 8;
+    let blots = mirror(theirs.blots() & ((2 << top) - 1));
+    let made = mirror(theirs.made & 0x00FF_FFFF);
     let mut hit = [0u32; 39];
     if blots == 0 {
         return hit;
@@ -236,7 +229,7 @@ fn from_the_board(me: &[u8; 25], blots: u32, hit: &[u32; 39]) -> (u32, u32, u32)
 
 /// (pips lost, chequers hit) for one roll with one chequer on the bar: it
 /// must enter first (or hit as it enters).
-fn entering_one(opp: &[u8; 25], blots: u32, hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
+fn entering_one(opp_made: u32, blots: u32, hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
     let (mut p, mut c) = (0i32, 0u32);
     let mut entered_elsewhere = false;
     for (j, &r) in ways.iter().enumerate().take_while(|(_, &r)| r >= 0) {
@@ -253,7 +246,7 @@ fn entering_one(opp: &[u8; 25], blots: u32, hit: &[u32; 39], ways: &[i8; 4]) -> 
                     // The other die must enter (gnubg's indexing,
                     // quirks included: direct ways are j = 0, 1).
                     let other = WAYS[ways[1 - j] as usize].pips;
-                    if opp[usize::from(other) - 1] > 1 {
+                    if opp_made >> (other - 1) & 1 == 1 {
                         break;
                     }
                     entered_elsewhere = true;
