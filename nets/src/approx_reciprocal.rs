@@ -23,6 +23,32 @@ pub fn rcp_reference(x: f32) -> f32 {
     f32::from_bits((bits & 0x8000_0000) | ((253 - exp) << 23) | mantissa)
 }
 
+/// Eight lanes of [`rcp_reference`] in AVX2: the same bits, the table read
+/// with one gather.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code, unused_unsafe)]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn rcp8_reference_avx2(
+    x: core::arch::x86_64::__m256,
+) -> core::arch::x86_64::__m256 {
+    use core::arch::x86_64::*;
+    let bits = _mm256_castps_si256(x);
+    let exp = _mm256_and_si256(_mm256_srli_epi32::<23>(bits), _mm256_set1_epi32(0xff));
+    let key = _mm256_and_si256(_mm256_srli_epi32::<11>(bits), _mm256_set1_epi32(0xfff));
+    // SAFETY: each lane reads the 4 bytes at entry `key` ≤ 4095 of a table
+    // of 4097 u16s, so every read is inside it; the upper half (the next
+    // entry) is masked off.
+    let entry = unsafe { _mm256_i32gather_epi32::<2>(TABLE.as_ptr().cast(), key) };
+    let mantissa = _mm256_slli_epi32::<11>(_mm256_and_si256(entry, _mm256_set1_epi32(0xffff)));
+    let sign = _mm256_and_si256(bits, _mm256_set1_epi32(i32::MIN));
+    let exponent = _mm256_slli_epi32::<23>(_mm256_sub_epi32(_mm256_set1_epi32(253), exp));
+    _mm256_castsi256_ps(_mm256_or_si256(_mm256_or_si256(sign, exponent), mantissa))
+}
+
 /// Four lanes of [`rcp_reference`].
 #[inline(always)]
 pub fn rcp4_reference(t: [f32; 4]) -> [f32; 4] {

@@ -127,6 +127,11 @@ fn hidden_layer_vector(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
     activate(net, h, arith);
 }
 
+/// [`activate`] in AVX2 (gathers for the table reads; the same bits).
+/// Only for CPUs that have AVX2.
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx2::activate as activate_avx2;
+
 /// The hidden sigmoid of the pre-activation sums `h`, in place.
 #[inline(always)]
 pub(crate) fn activate(net: &Net, h: &mut [f32], arith: Arithmetic) {
@@ -292,9 +297,60 @@ mod avx2 {
     }
 
     #[allow(unsafe_code)]
+    pub(crate) fn activate(net: &Net, h: &mut [f32], arith: Arithmetic) {
+        // SAFETY: as above, the caller checked for AVX2.
+        unsafe { activate_avx2(net, h, arith) }
+    }
+
+    #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn hidden_layer_avx2(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
-        super::hidden_layer_vector(net, x, h, arith)
+        super::accumulate_vector(net, x, h);
+        activate_avx2(net, h, arith);
+    }
+
+    /// [`super::activate`] eight units at a time, the two table reads done
+    /// by gathers: the same operations in the same order, so the same bits.
+    #[allow(unsafe_code, unused_unsafe)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn activate_avx2(net: &Net, h: &mut [f32], arith: Arithmetic) {
+        use crate::approx_reciprocal::rcp8_reference_avx2;
+        use crate::sigmoid::TABLE;
+        use core::arch::x86_64::*;
+        let reference_rcp = match arith {
+            Arithmetic::GnubgFastMath => true,
+            Arithmetic::Ieee => false,
+            _ => return super::activate(net, h, arith),
+        };
+        let beta = _mm256_set1_ps(net.beta_hidden());
+        let (one, ten) = (_mm256_set1_ps(1.0), _mm256_set1_ps(10.0));
+        let abs = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX));
+        let mut chunks = h.chunks_exact_mut(8);
+        for c in &mut chunks {
+            // SAFETY: `c` holds exactly 8 f32s.
+            let v = unsafe { _mm256_loadu_ps(c.as_ptr()) };
+            let x = _mm256_mul_ps(v, beta);
+            // `min` returns its second operand for NaN, as `f32::min` does.
+            let x1 = _mm256_mul_ps(_mm256_min_ps(_mm256_and_ps(x, abs), ten), ten);
+            let i = _mm256_cvttps_epi32(x1);
+            let idx = _mm256_min_epi32(i, _mm256_set1_epi32(100));
+            let frac = _mm256_add_ps(_mm256_sub_ps(x1, _mm256_cvtepi32_ps(i)), ten);
+            // SAFETY: 0 ≤ idx ≤ 100 and TABLE has 101 entries.
+            let e = unsafe { _mm256_i32gather_ps::<4>(TABLE.as_ptr(), idx) };
+            let t = _mm256_add_ps(_mm256_mul_ps(frac, e), one);
+            let r = if reference_rcp {
+                // SAFETY: this function runs only where AVX2 is available.
+                unsafe { rcp8_reference_avx2(t) }
+            } else {
+                _mm256_div_ps(one, t)
+            };
+            let negative = _mm256_cmp_ps::<_CMP_LT_OQ>(x, _mm256_setzero_ps());
+            let a = _mm256_blendv_ps(_mm256_sub_ps(one, r), r, negative);
+            // SAFETY: as the load.
+            unsafe { _mm256_storeu_ps(c.as_mut_ptr(), a) };
+        }
+        // Element-wise, so the last units (fewer than 8) may go the scalar way.
+        super::activate(net, chunks.into_remainder(), arith);
     }
 }
 

@@ -19,7 +19,9 @@
 //! [`forward`]: crate::forward::forward
 
 use crate::arith::Arithmetic;
-use crate::forward::{activate, output_sums, Simd};
+#[cfg(not(target_arch = "x86_64"))]
+use crate::forward::activate;
+use crate::forward::{output_sums, Simd};
 use crate::net::{Net, BLOCK_UNITS};
 use crate::sigmoid::sigmoid;
 
@@ -54,13 +56,20 @@ pub fn forward_batch(
     #[cfg(target_arch = "x86_64")]
     avx2::finish(net, hidden, count, out, arith);
     #[cfg(not(target_arch = "x86_64"))]
-    finish(net, hidden, count, out, arith);
+    finish(net, hidden, count, out, arith, activate);
 }
 
 /// The hidden sigmoid, the output sums and the output sigmoid of every
 /// vector, from the hidden sums.
 #[inline(always)]
-fn finish(net: &Net, hidden: &mut [f32], count: usize, out: &mut [[f32; 5]], arith: Arithmetic) {
+fn finish(
+    net: &Net,
+    hidden: &mut [f32],
+    count: usize,
+    out: &mut [[f32; 5]],
+    arith: Arithmetic,
+    activate: impl Fn(&Net, &mut [f32], Arithmetic),
+) {
     let padded = net.padded_hidden();
     let beta = -net.beta_output();
     for (c, o) in out.iter_mut().enumerate().take(count) {
@@ -133,7 +142,14 @@ mod avx2 {
         out: &mut [[f32; 5]],
         arith: crate::arith::Arithmetic,
     ) {
-        super::finish(net, hidden, count, out, arith)
+        super::finish(
+            net,
+            hidden,
+            count,
+            out,
+            arith,
+            crate::forward::activate_avx2,
+        )
     }
 
     #[allow(unsafe_code)]

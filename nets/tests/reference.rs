@@ -124,6 +124,37 @@ fn native_rcpps_matches_reference_cpu() {
     check_bits(Arithmetic::GnubgFastMathNative, Simd::Auto);
 }
 
+/// The IEEE arithmetic (true division in the sigmoid) also computes the
+/// same bits at every vector-instruction level, on every reference position.
+#[test]
+fn ieee_bits_do_not_depend_on_the_simd_level() {
+    let evals: Vec<_> = Simd::available()
+        .into_iter()
+        .map(|simd| {
+            evaluator(Arithmetic::Ieee)
+                .with_simd(simd)
+                .expect("level available")
+        })
+        .collect();
+    let mut scratch: Vec<_> = evals.iter().map(|e| e.scratch()).collect();
+    let mut n = 0;
+    for text in [
+        include_str!("fixtures/gnubg_bits_0ply.tsv"),
+        include_str!("fixtures/gnubg_bits_race_bg.tsv"),
+    ] {
+        for r in common::gnubg_bits(text) {
+            let bits: Vec<[u32; 5]> = evals
+                .iter()
+                .zip(&mut scratch)
+                .map(|(e, s)| e.evaluate(&r.board, s).outputs.map(f32::to_bits))
+                .collect();
+            assert!(bits.windows(2).all(|w| w[0] == w[1]), "{}: {bits:x?}", r.id);
+            n += 1;
+        }
+    }
+    assert_eq!(n, 10_262 + 60);
+}
+
 /// The cell of gnubg's table sigmoid an argument falls in (branch and index).
 fn cell(x: f32) -> (bool, i32) {
     (x.is_sign_negative(), (10.0 * x.abs()).min(100.0) as i32)
