@@ -111,14 +111,41 @@ const fn via_masks() -> [u32; 39] {
 /// (np, n1, n2): weighted pips lost, rolls hitting at least one blot, rolls
 /// hitting two or more, for `me` shooting at `opp`'s blots.
 pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32) {
-    let hit = hitting_ways(mine, theirs);
+    let targets = Targets::new(mine, theirs);
+    if targets.blots == 0 {
+        return (0, 0, 0);
+    }
+    #[cfg(target_arch = "x86_64")]
+    let vector = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let vector = false;
+    let hit = if vector {
+        #[cfg(target_arch = "x86_64")]
+        {
+            avx2::hitting_ways(&targets)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!()
+    } else {
+        hitting_ways(&targets)
+    };
     if hit.iter().fold(0, |a, &h| a | h) == 0 {
         return (0, 0, 0);
     }
     // The opponent's blots in its numbering (bit i: a single chequer on i).
     let blots = theirs.blots();
     if me[24] == 0 {
-        return from_the_board(me, blots, &hit);
+        let outcomes = if vector {
+            #[cfg(target_arch = "x86_64")]
+            {
+                avx2::outcomes(&hit, blots)
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            unreachable!()
+        } else {
+            outcomes(&hit, blots)
+        };
+        return from_the_board(me, &outcomes);
     }
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
     for ways in &ROLL_WAYS {
@@ -135,6 +162,33 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
     (np, n1, n2)
 }
 
+/// The ways padded to a multiple of 8 lanes; way 39 never hits.
+const LANES: usize = 40;
+
+/// What [`hitting_ways`] needs, in my numbering: the points I can hit from,
+/// the opponent's blots gnubg 1.07 considers, and its made points.
+struct Targets {
+    shooters: u32,
+    blots: u32,
+    made: u32,
+}
+
+impl Targets {
+    fn new(mine: Masks, theirs: Masks) -> Targets {
+        // gnubg 1.07 counts occupied home points (1.08 counts made points).
+        let n_board = (mine.occupied & 0x3F).count_ones();
+        let top = if n_board > 2 { 23 } else { 21 };
+        // The opponent's point i (i < 24) is my point 23 − i.
+        let mirror = |m: u32| m.reverse_bits() >> 8;
+        Targets {
+            // Every occupied point but home points with exactly two chequers.
+            shooters: mine.occupied & !(mine.two & 0x3F),
+            blots: mirror(theirs.blots() & ((2 << top) - 1)),
+            made: mirror(theirs.made & 0x00FF_FFFF),
+        }
+    }
+}
+
 /// For each of the 39 ways: the points of `me` (bit j = point j) from which
 /// that way hits a blot of `opp` that gnubg 1.07 considers.
 ///
@@ -142,68 +196,74 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
 /// `j` the blot at `j − d`, and it is blocked for a blot at `b` when the
 /// opponent has made the intermediate point `b + k` (all of them needed, or
 /// either of two), so each way is a few shifts of whole boards.
-fn hitting_ways(mine: Masks, theirs: Masks) -> [u32; 39] {
-    // gnubg 1.07 counts occupied home points (1.08 counts made points).
-    let n_board = (mine.occupied & 0x3F).count_ones();
-    let top = if n_board > 2 { 23 } else { 21 };
-    // Every occupied point but home points with exactly two chequers.
-    let shooters = mine.occupied & !(mine.two & 0x3F);
-    // The opponent's blots (those gnubg considers) and made points, in my
-    // numbering: its point i (i < 24) is my point 23 − i.
-    let mirror = |m: u32| m.reverse_bits() >> 8;
-    let blots = mirror(theirs.blots() & ((2 << top) - 1));
-    let made = mirror(theirs.made & 0x00FF_FFFF);
-    let mut hit = [0u32; 39];
-    if blots == 0 {
-        return hit;
-    }
+fn hitting_ways(t: &Targets) -> [u32; LANES] {
     // `made >> l` for each stop distance l; index 0 (no stop) blocks nothing.
     let mut ahead = [0u32; 19];
     for (l, a) in ahead.iter_mut().enumerate().skip(1) {
-        *a = made >> l;
+        *a = t.made >> l;
     }
+    let mut hit = [0u32; LANES];
     for (h, w) in hit.iter_mut().zip(&WAYS) {
         let [x, y, z] = w.via.map(|k| ahead[usize::from(k)]);
         let blocked = if w.all { x | y | z } else { x & y };
-        *h = shooters & ((blots & !blocked) << w.pips);
+        *h = t.shooters & ((t.blots & !blocked) << w.pips);
     }
     hit
 }
 
-/// [`shots`] with nothing on the bar.
-///
-/// Each way's outcome is worked out once (its rearmost shooter `k`, the pips
-/// lost `k − pips + 1`, and its extra chequer hit), then each roll combines
-/// the outcomes of its ways without branches:
-///
-/// - a direct way (one die) hits one chequer, and on a double a second one
-///   when another shooter also hits; the second die of a non-double counts
-///   another chequer unless it is the same shooter as the first die's with
-///   no spare to send;
-/// - a combined way hits at least one chequer, plus one when an intermediate
-///   stop lands on another blot.
-fn from_the_board(me: &[u8; 25], blots: u32, hit: &[u32; 39]) -> (u32, u32, u32) {
-    // Per way: pips lost (0 if it does not hit), whether it hits, the shooter,
-    // and the extra chequer (second shooter for direct ways, a blot at a
-    // stop for combined ways).
-    let mut lost = [0u32; 39];
-    let mut hits = [0u32; 39];
-    let mut extra = [0u32; 39];
-    let mut shooter = [0u32; 39];
-    for r in 0..39 {
+/// Each way's outcome with nothing on the bar: whether it hits (0 or 1),
+/// its rearmost shooter `k`, the pips lost `k − pips + 1` (0 if it misses)
+/// and its extra chequer hit (0 or 1): for a direct way (one die) a second
+/// shooter, for a combined way an intermediate stop on another blot.
+#[derive(Debug, PartialEq, Eq)]
+struct Outcomes {
+    hits: [u32; LANES],
+    shooter: [u32; LANES],
+    lost: [u32; LANES],
+    extra: [u32; LANES],
+}
+
+/// [`Outcomes`] of the ways' hits `hit`, `blots` the opponent's blots in its
+/// numbering.
+fn outcomes(hit: &[u32; LANES], blots: u32) -> Outcomes {
+    let mut o = Outcomes {
+        hits: [0; LANES],
+        shooter: [0; LANES],
+        lost: [0; LANES],
+        extra: [0; LANES],
+    };
+    for (r, w) in WAYS.iter().enumerate() {
         let bits = hit[r];
         let top = 31 - (bits | 1).leading_zeros();
         let h = u32::from(bits != 0);
-        hits[r] = h;
-        shooter[r] = top;
+        o.hits[r] = h;
+        o.shooter[r] = top;
         // A hit needs top ≥ pips, so a miss (top 0) saturates to 0.
-        lost[r] = (top + 1).saturating_sub(u32::from(WAYS[r].pips));
-        extra[r] = h * if WAYS[r].faces == 1 {
+        o.lost[r] = (top + 1).saturating_sub(u32::from(w.pips));
+        o.extra[r] = h * if w.faces == 1 {
             u32::from(bits & bits.wrapping_sub(1) != 0)
         } else {
             u32::from((blots >> (23 - top)) & VIA[r] != 0)
         };
     }
+    o
+}
+
+/// [`shots`] with nothing on the bar, from the ways' [`Outcomes`]: each roll
+/// combines the outcomes of its ways without branches.
+///
+/// - a direct way hits one chequer, and on a double a second one when
+///   another shooter also hits; the second die of a non-double counts
+///   another chequer unless it is the same shooter as the first die's with
+///   no spare to send;
+/// - a combined way hits at least one chequer, plus its extra one.
+fn from_the_board(me: &[u8; 25], o: &Outcomes) -> (u32, u32, u32) {
+    let Outcomes {
+        hits,
+        shooter,
+        lost,
+        extra,
+    } = o;
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
     for ways in &ROLL_WAYS {
         let [a, b, c, d] = ways.map(|r| r as usize);
@@ -227,9 +287,170 @@ fn from_the_board(me: &[u8; 25], blots: u32, hit: &[u32; 39]) -> (u32, u32, u32)
     (np, n1, n2)
 }
 
+/// [`hitting_ways`] and [`outcomes`] eight ways at a time in AVX2 (the same
+/// integer results; tested against the scalar functions).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Outcomes, Targets, LANES, VIA, WAYS};
+    use core::arch::x86_64::*;
+
+    /// Per-lane constants of the ways: pips, the three stop distances and
+    /// whether each is used (all bits set) or not, whether all stops are
+    /// needed, whether the way is direct, the stop mask.
+    struct Lanes {
+        pips: [u32; LANES],
+        via: [[u32; LANES]; 3],
+        via_used: [[u32; LANES]; 3],
+        all: [u32; LANES],
+        direct: [u32; LANES],
+        via_mask: [u32; LANES],
+    }
+
+    const L: Lanes = lanes();
+
+    const fn lanes() -> Lanes {
+        let mut l = Lanes {
+            // Lane 39 shifts its blots out entirely: it never hits.
+            pips: [32; LANES],
+            via: [[0; LANES]; 3],
+            via_used: [[0; LANES]; 3],
+            all: [0; LANES],
+            direct: [0; LANES],
+            via_mask: [0; LANES],
+        };
+        let mut r = 0;
+        while r < 39 {
+            let w = &WAYS[r];
+            l.pips[r] = w.pips as u32;
+            let mut k = 0;
+            while k < 3 {
+                l.via[k][r] = w.via[k] as u32;
+                l.via_used[k][r] = if w.via[k] > 0 { u32::MAX } else { 0 };
+                k += 1;
+            }
+            l.all[r] = if w.all { u32::MAX } else { 0 };
+            l.direct[r] = if w.faces == 1 { u32::MAX } else { 0 };
+            l.via_mask[r] = VIA[r];
+            r += 1;
+        }
+        l
+    }
+
+    /// Eight lanes of `table` from lane `i`.
+    #[inline(always)]
+    fn load(table: &[u32; LANES], i: usize) -> __m256i {
+        let lanes: &[u32; 8] = table[i..i + 8].try_into().expect("8 lanes");
+        // SAFETY: `lanes` is 32 readable bytes; the load is unaligned.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm256_loadu_si256(lanes.as_ptr().cast())
+        }
+    }
+
+    /// Stores eight lanes into `out` from lane `i`.
+    #[inline(always)]
+    fn store(out: &mut [u32; LANES], i: usize, v: __m256i) {
+        let lanes: &mut [u32; 8] = (&mut out[i..i + 8]).try_into().expect("8 lanes");
+        // SAFETY: `lanes` is 32 writable bytes; the store is unaligned.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v)
+        }
+    }
+
+    /// [`super::hitting_ways`]. The caller checked that the CPU has AVX2.
+    #[allow(unsafe_code)]
+    pub(super) fn hitting_ways(t: &Targets) -> [u32; LANES] {
+        // SAFETY: the caller detected AVX2 at run time, the only
+        // requirement of the `target_feature` function.
+        unsafe { hitting_ways_avx2(t) }
+    }
+
+    /// [`super::outcomes`], for hits with nothing on the bar (shooters below
+    /// point 24). The caller checked that the CPU has AVX2.
+    #[allow(unsafe_code)]
+    pub(super) fn outcomes(hit: &[u32; LANES], blots: u32) -> Outcomes {
+        // SAFETY: as above.
+        unsafe { outcomes_avx2(hit, blots) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn hitting_ways_avx2(t: &Targets) -> [u32; LANES] {
+        let made = _mm256_set1_epi32(t.made as i32);
+        let blots = _mm256_set1_epi32(t.blots as i32);
+        let shooters = _mm256_set1_epi32(t.shooters as i32);
+        let mut hit = [0u32; LANES];
+        for i in (0..LANES).step_by(8) {
+            let mut stops = [_mm256_setzero_si256(); 3];
+            for (k, stop) in stops.iter_mut().enumerate() {
+                *stop = _mm256_and_si256(
+                    _mm256_srlv_epi32(made, load(&L.via[k], i)),
+                    load(&L.via_used[k], i),
+                );
+            }
+            let [x, y, z] = stops;
+            let any = _mm256_or_si256(_mm256_or_si256(x, y), z);
+            let both = _mm256_and_si256(x, y);
+            let all = load(&L.all, i);
+            let blocked =
+                _mm256_or_si256(_mm256_and_si256(all, any), _mm256_andnot_si256(all, both));
+            let open = _mm256_andnot_si256(blocked, blots);
+            let h = _mm256_and_si256(shooters, _mm256_sllv_epi32(open, load(&L.pips, i)));
+            store(&mut hit, i, h);
+        }
+        hit
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn outcomes_avx2(hit: &[u32; LANES], blots: u32) -> Outcomes {
+        let mut o = Outcomes {
+            hits: [0; LANES],
+            shooter: [0; LANES],
+            lost: [0; LANES],
+            extra: [0; LANES],
+        };
+        let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
+        let blots = _mm256_set1_epi32(blots as i32);
+        for i in (0..LANES).step_by(8) {
+            let bits = load(hit, i);
+            let hits = _mm256_andnot_si256(_mm256_cmpeq_epi32(bits, zero), one);
+            // The highest set bit from the float exponent: `bits | 1` is
+            // below 2^24 (no shooter on the bar), so the conversion is exact.
+            let float = _mm256_cvtepi32_ps(_mm256_or_si256(bits, one));
+            let top = _mm256_sub_epi32(
+                _mm256_srli_epi32::<23>(_mm256_castps_si256(float)),
+                _mm256_set1_epi32(127),
+            );
+            let lost = _mm256_max_epi32(
+                _mm256_sub_epi32(_mm256_add_epi32(top, one), load(&L.pips, i)),
+                zero,
+            );
+            let second = _mm256_and_si256(bits, _mm256_sub_epi32(bits, one));
+            let stop = _mm256_and_si256(
+                _mm256_srlv_epi32(blots, _mm256_sub_epi32(_mm256_set1_epi32(23), top)),
+                load(&L.via_mask, i),
+            );
+            let direct = load(&L.direct, i);
+            let extra_bits = _mm256_or_si256(
+                _mm256_and_si256(direct, second),
+                _mm256_andnot_si256(direct, stop),
+            );
+            let extra = _mm256_and_si256(
+                _mm256_andnot_si256(_mm256_cmpeq_epi32(extra_bits, zero), one),
+                hits,
+            );
+            store(&mut o.hits, i, hits);
+            store(&mut o.shooter, i, top);
+            store(&mut o.lost, i, lost);
+            store(&mut o.extra, i, extra);
+        }
+        o
+    }
+}
+
 /// (pips lost, chequers hit) for one roll with one chequer on the bar: it
 /// must enter first (or hit as it enters).
-fn entering_one(opp_made: u32, blots: u32, hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
+fn entering_one(opp_made: u32, blots: u32, hit: &[u32; LANES], ways: &[i8; 4]) -> (i32, u32) {
     let (mut p, mut c) = (0i32, 0u32);
     let mut entered_elsewhere = false;
     for (j, &r) in ways.iter().enumerate().take_while(|(_, &r)| r >= 0) {
@@ -272,7 +493,7 @@ fn entering_one(opp_made: u32, blots: u32, hit: &[u32; 39], ways: &[i8; 4]) -> (
 
 /// (pips lost, chequers hit) for one roll with two or more chequers on the
 /// bar: only a die that hits as it enters counts.
-fn entering_two(hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
+fn entering_two(hit: &[u32; LANES], ways: &[i8; 4]) -> (i32, u32) {
     let (mut p, mut c) = (0i32, 0u32);
     for &r in &ways[..2] {
         let w = &WAYS[r as usize];
@@ -282,4 +503,61 @@ fn entering_two(hit: &[u32; 39], ways: &[i8; 4]) -> (i32, u32) {
         }
     }
     (p, c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inputs::masks::masks;
+
+    /// Random sides, some with chequers on the bar or borne off.
+    fn random_sides(n: usize) -> Vec<[[u8; 25]; 2]> {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..n)
+            .map(|_| {
+                let mut sides = [[0u8; 25]; 2];
+                for side in &mut sides {
+                    let count = 15 - (next() % 16) * u64::from(next() % 3 == 0);
+                    let bar = next() % 4 == 0;
+                    for _ in 0..count {
+                        let v = next();
+                        let p = if bar && v % 9 == 0 { 24 } else { (v >> 8) % 24 };
+                        side[p as usize] += 1;
+                    }
+                }
+                sides
+            })
+            .collect()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_ways_and_outcomes_equal_the_scalar_ones() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("NOTE: this CPU has no AVX2; nothing to compare");
+            return;
+        }
+        let (mut hitting, mut compared) = (0, 0);
+        for [me, opp] in random_sides(200_000) {
+            let t = Targets::new(masks(&me), masks(&opp));
+            let hit = hitting_ways(&t);
+            assert_eq!(avx2::hitting_ways(&t), hit, "{me:?} {opp:?}");
+            hitting += usize::from(hit.iter().any(|&h| h != 0));
+            if me[24] == 0 {
+                let blots = masks(&opp).blots();
+                assert_eq!(avx2::outcomes(&hit, blots), outcomes(&hit, blots));
+                compared += 1;
+            }
+        }
+        assert!(
+            hitting > 100_000 && compared > 100_000,
+            "{hitting} {compared}"
+        );
+    }
 }
