@@ -121,6 +121,10 @@ enum DbCommand {
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
     },
+    /// Race targets without a full rollout, in place: exact from the
+    /// one-sided bearoff database where both sides fit, else a one-sided
+    /// rollout (OSR) of each side, as gnubg-nn made its race targets.
+    Label(LabelArgs),
     /// Cubeless rollouts of the database's positions, in place.
     Rollout {
         /// The database (rewritten atomically at the end).
@@ -163,6 +167,31 @@ enum DbCommand {
     },
 }
 
+/// `db label`.
+#[derive(clap::Args, Debug)]
+struct LabelArgs {
+    /// The database (rewritten atomically at the end).
+    db: PathBuf,
+    /// Label the race positions (the only kind so far; required).
+    #[arg(long, required = true)]
+    race: bool,
+    /// One-sided rollout games per side outside the one-sided database.
+    #[arg(long, default_value_t = 1296, value_parser = clap::value_parser!(u32).range(12..))]
+    games: u32,
+    /// Seed of the dice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// One-sided bearoff database (default: gnubg's installed one).
+    #[arg(long, value_name = "FILE")]
+    bearoff: Vec<PathBuf>,
+    /// Worker threads (default: all cores); results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
 /// `db export --format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum ExportFormat {
@@ -175,6 +204,7 @@ impl DbArgs {
     pub fn threads(&self) -> Option<u16> {
         match &self.command {
             DbCommand::Generate { threads, .. } | DbCommand::Rollout { threads, .. } => *threads,
+            DbCommand::Label(l) => l.threads,
             _ => None,
         }
     }
@@ -264,6 +294,7 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             seed,
             ..
         } => generate(evaluator, *games, output, *threshold, classes, *seed),
+        DbCommand::Label(l) => label(l),
         DbCommand::Rollout {
             db,
             evaluator,
@@ -374,6 +405,79 @@ pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(Posit
         rollout_settings: None,
     };
     Ok((db, duplicates))
+}
+
+/// `db label --race`.
+fn label(args: &LabelArgs) -> Result<Outcome> {
+    use rayon::prelude::*;
+    let bearoff = nets::BearoffDatabases::open(&trainer::defaults::bearoff(&args.bearoff))?;
+    let mut db = open(&args.db)?;
+    let _lock = support::lock::OutputLock::acquire(&args.db)?;
+    support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
+    let races: Vec<usize> = (0..db.records.len())
+        .filter(|&i| {
+            board::Board::from_id_bytes(&db.records[i].key)
+                .is_ok_and(|b| trainer::race_label::is_race(&b))
+        })
+        .collect();
+    if races.is_empty() {
+        bail!("{}: no race positions to label", args.db.display());
+    }
+    let bar = std::sync::Mutex::new(Progress::new(
+        "trainer db label",
+        "positions",
+        races.len() as u64,
+        args.quiet,
+    ));
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let labels: Vec<trainer::race_label::RaceLabel> = races
+        .par_iter()
+        .map(|&i| {
+            let board = board::Board::from_id_bytes(&db.records[i].key).expect("checked");
+            let l = trainer::race_label::label(&bearoff, &board, args.games, args.seed);
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Ok(mut b) = bar.try_lock() {
+                b.update(n);
+            }
+            l
+        })
+        .collect::<Result<_, _>>()?;
+    bar.into_inner().expect("no thread panicked").finish();
+    let (mut exact, mut sum_se) = (0usize, 0f64);
+    for (&i, l) in races.iter().zip(&labels) {
+        let r = &mut db.records[i];
+        r.flags = trainer::posdb::HAS_TARGETS;
+        r.trials = l.games;
+        r.targets = l.targets;
+        r.equity = l.equity;
+        r.std_errors = l.std_errors;
+        r.equity_std_error = l.equity_std_error;
+        exact += usize::from(l.games == 0);
+        sum_se += f64::from(l.equity_std_error);
+    }
+    if !db.records.iter().any(|r| r.rolled_out()) {
+        db.rollout_settings = None;
+    }
+    save(&db, &args.db)?;
+    save_provenance(
+        &args.db,
+        serde_json::json!({
+            "label": "race",
+            "games": args.games,
+            "seed": args.seed,
+            "bearoff": bearoff.paths(),
+        }),
+    )?;
+    support::outln!(
+        "trainer db label: {} race positions labelled ({} exact, {} by one-sided rollouts of {} games a side); mean equity standard error {:.4}; wrote {}",
+        races.len(),
+        exact,
+        races.len() - exact,
+        args.games,
+        sum_se / races.len() as f64,
+        args.db.display()
+    )?;
+    Ok(Outcome::Done)
 }
 
 fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
@@ -493,8 +597,8 @@ fn dump(db: &Path, limit: Option<usize>, json: bool) -> Result<Outcome> {
                     "trials": r.trials,
                     "targets": r.has_targets().then_some(r.targets),
                     "equity": r.has_targets().then_some(r.equity),
-                    "std_errors": r.rolled_out().then_some(r.std_errors),
-                    "equity_std_error": r.rolled_out().then_some(r.equity_std_error),
+                    "std_errors": r.has_std_errors().then_some(r.std_errors),
+                    "equity_std_error": r.has_std_errors().then_some(r.equity_std_error),
                 })
             )?;
         } else {

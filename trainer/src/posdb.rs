@@ -40,13 +40,13 @@ pub struct Record {
     pub class: u8,
     /// [`HAS_TARGETS`], [`ROLLED_OUT`].
     pub flags: u8,
-    /// Rollout trials (0 unless rolled out).
+    /// Rollout trials, or one-sided rollout games of `db label` (else 0).
     pub trials: u32,
     /// The five probabilities for the side on roll.
     pub targets: Probabilities,
     /// Cubeless equity (the mean of the trials' equities for a rollout).
     pub equity: f32,
-    /// Standard errors of the five targets (0 unless rolled out).
+    /// Standard errors of the five targets (0 unless rolled out or labelled).
     pub std_errors: Probabilities,
     /// Standard error of the equity.
     pub equity_std_error: f32,
@@ -70,6 +70,12 @@ impl Record {
     /// True if the record has targets.
     pub fn has_targets(&self) -> bool {
         self.flags & HAS_TARGETS != 0
+    }
+
+    /// The standard errors are meaningful: rolled out, or labelled by
+    /// `db label` (trials set; exact labels have trials 0 and errors 0).
+    pub fn has_std_errors(&self) -> bool {
+        self.rolled_out() || self.trials > 0
     }
 
     /// True if the targets come from a rollout.
