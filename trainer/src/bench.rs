@@ -5,6 +5,7 @@
 //! `2|Δ0| + |Δ1| + |Δ3|` (without backgammons).
 
 use crate::posdb::Record;
+use board::Board;
 use nets::{Class, Evaluator};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -105,4 +106,122 @@ mod tests {
         assert!((eq - (0.2 + 0.1 + 0.01 + 0.1 + 0.02)).abs() < 1e-6);
         assert!((nobg - (0.2 + 0.1 + 0.1)).abs() < 1e-6);
     }
+}
+
+/// The move error of a net on gnubg-nn's move benchmark lines
+/// (docs/trainer.md#error-benchmarks).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MoveReport {
+    /// `m` lines measured.
+    pub positions: usize,
+    /// Mean equity loss of the net's 0-ply choice.
+    pub move_error: f64,
+    /// Positions where the net chose the listed best move.
+    pub best_chosen: usize,
+}
+
+/// A malformed move benchmark line.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {problem}")]
+pub struct MoveLineError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// One `m` line: the position, the dice, the best move, and other moves with
+/// their equity loss against the best (positions after the move).
+struct MoveLine {
+    board: Board,
+    dice: (u8, u8),
+    best: [u8; 10],
+    others: Vec<([u8; 10], f64)>,
+}
+
+fn parse_move_line(fields: &[&str]) -> Result<MoveLine, String> {
+    let key = |k: &str| crate::dat::letters_to_key(k).ok_or(format!("bad position key {k:?}"));
+    if fields.len() < 5 || fields.len().is_multiple_of(2) {
+        return Err("expected `m POS D0 D1 BEST [MOVE LOSS]…`".into());
+    }
+    let board = Board::from_id_bytes(&key(fields[1])?)
+        .map_err(|e| format!("position {}: {e}", fields[1]))?;
+    let die = |s: &str| match s.parse::<u8>() {
+        Ok(d @ 1..=6) => Ok(d),
+        _ => Err(format!("bad die {s:?}")),
+    };
+    let others = fields[5..]
+        .chunks(2)
+        .map(|p| {
+            let loss: f64 = p[1].parse().map_err(|_| format!("bad loss {:?}", p[1]))?;
+            Ok((key(p[0])?, loss))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(MoveLine {
+        board,
+        dice: (die(fields[2])?, die(fields[3])?),
+        best: key(fields[4])?,
+        others,
+    })
+}
+
+/// gnubg-nn's move error (`referr.py`) over the `m` lines of `text` (other
+/// lines are ignored): the net's 0-ply choice loses 0 if it is the listed
+/// best move, the listed loss if it is another listed move, else the worst
+/// listed loss. A move matches a listed key in either orientation (before
+/// or after the sides are swapped).
+pub fn move_benchmark(eval: &Evaluator, text: &str) -> Result<MoveReport, MoveLineError> {
+    let lines: Vec<(usize, MoveLine)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with('m'))
+        .map(|(i, l)| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            if fields[0] != "m" {
+                return Err(MoveLineError {
+                    line: i + 1,
+                    problem: format!("unknown line type {:?}", fields[0]),
+                });
+            }
+            parse_move_line(&fields)
+                .map(|m| (i + 1, m))
+                .map_err(|problem| MoveLineError {
+                    line: i + 1,
+                    problem,
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    let losses: Vec<(f64, bool)> = lines
+        .par_iter()
+        .map_init(
+            || eval.scratch(),
+            |scratch, (_, m)| {
+                let Some(chosen) = eval.best_move(&m.board, m.dice.0, m.dice.1, false, scratch)
+                else {
+                    return (0.0, true);
+                };
+                let keys = [chosen.id_bytes(), chosen.swapped().id_bytes()];
+                if keys.contains(&m.best) {
+                    return (0.0, true);
+                }
+                let worst = m.others.last().map_or(0.0, |o| o.1);
+                let loss = m
+                    .others
+                    .iter()
+                    .find(|(k, _)| keys.contains(k))
+                    .map_or(worst, |o| o.1);
+                (loss, false)
+            },
+        )
+        .collect();
+    let positions = losses.len();
+    Ok(MoveReport {
+        positions,
+        move_error: if positions == 0 {
+            0.0
+        } else {
+            losses.iter().map(|l| l.0).sum::<f64>() / positions as f64
+        },
+        best_chosen: losses.iter().filter(|l| l.1).count(),
+    })
 }

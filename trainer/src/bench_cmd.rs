@@ -16,8 +16,18 @@ pub struct BenchArgs {
     evaluator: EvaluatorArgs,
     /// A position database or a gnubg-nn .dat file (its targets are the
     /// reference).
-    #[arg(long, value_name = "DB|DAT")]
-    db: PathBuf,
+    #[arg(
+        long,
+        value_name = "DB|DAT",
+        required_unless_present = "moves",
+        conflicts_with = "moves"
+    )]
+    db: Option<PathBuf>,
+    /// A gnubg-nn move benchmark file: its `m` lines (position, dice,
+    /// rollout-ranked moves with their equity loss) give the move error of
+    /// the net's 0-ply choices, as referr.py reports it.
+    #[arg(long, value_name = "FILE")]
+    moves: Option<PathBuf>,
     /// Classes to measure (comma-separated: contact, crashed, race;
     /// default all three).
     #[arg(long, value_delimiter = ',')]
@@ -52,24 +62,48 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
         })
         .collect::<Result<Vec<_>>>()?;
     let eval = args.evaluator.build()?;
+    let Some(db_path) = &args.db else {
+        let path = args.moves.as_ref().expect("clap requires --db or --moves");
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let report = trainer::bench::move_benchmark(&eval, &text)
+            .with_context(|| format!("{}", path.display()))?;
+        if report.positions == 0 {
+            bail!("{}: no `m` lines", path.display());
+        }
+        if args.json {
+            support::outln!(
+                "{}",
+                serde_json::json!({ "positions": report.positions, "moves": report })
+            )?;
+        } else {
+            support::outln!(
+                "moves: {} positions, move error {:.5} (best move chosen in {})",
+                report.positions,
+                report.move_error,
+                report.best_chosen
+            )?;
+        }
+        return Ok(Outcome::Done);
+    };
     let bytes_head = {
         use std::io::Read;
         let mut head = [0u8; 8];
-        let mut f = std::fs::File::open(&args.db)
-            .with_context(|| format!("cannot read {}", args.db.display()))?;
+        let mut f = std::fs::File::open(db_path)
+            .with_context(|| format!("cannot read {}", db_path.display()))?;
         let n = f.read(&mut head).unwrap_or(0);
         head[..n].to_vec()
     };
     let db = if bytes_head.starts_with(b"BGKITPDB") {
-        PositionDb::open(&args.db).with_context(|| format!("{}", args.db.display()))?
+        PositionDb::open(db_path).with_context(|| format!("{}", db_path.display()))?
     } else {
-        read_dat(&args.db, eval.bearoff())?.0
+        read_dat(db_path, eval.bearoff())?.0
     };
     let report = trainer::bench::bench(&eval, &db.records, &classes);
     if report.positions == 0 {
         bail!(
             "{}: no positions with targets of the classes measured",
-            args.db.display()
+            db_path.display()
         );
     }
     if args.json {
