@@ -58,6 +58,10 @@ enum DbCommand {
         /// The merged database.
         #[arg(short = 'o', long, value_name = "DB")]
         output: PathBuf,
+        /// Leave out the positions of this database (a held-out set, say);
+        /// repeatable.
+        #[arg(long, value_name = "DB")]
+        exclude: Vec<PathBuf>,
     },
     /// Split into a training set and a held-out set.
     Split {
@@ -263,17 +267,28 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             format: ExportFormat::Dat,
         } => export(db, output),
         DbCommand::Export { db, output, .. } => export_npz(db, output),
-        DbCommand::Merge { dbs, output } => {
+        DbCommand::Merge {
+            dbs,
+            output,
+            exclude,
+        } => {
             let all = dbs.iter().map(|p| open(p)).collect::<Result<Vec<_>>>()?;
+            let mut left_out = std::collections::HashSet::new();
+            for p in exclude {
+                left_out.extend(open(p)?.records.iter().map(|r| r.key));
+            }
             support::atomic::check_writable(output).map_err(io_context(output))?;
-            let merged = PositionDb::merge(&all)?;
+            let mut merged = PositionDb::merge(&all)?;
+            let before = merged.records.len();
+            merged.records.retain(|r| !left_out.contains(&r.key));
             save(&merged, output)?;
             support::outln!(
-                "trainer db: merged {} databases: {} positions ({} rolled out) into {}",
+                "trainer db: merged {} databases: {} positions ({} rolled out) into {}{}",
                 dbs.len(),
                 merged.records.len(),
                 merged.records.iter().filter(|r| r.rolled_out()).count(),
-                output.display()
+                output.display(),
+                aside(before - merged.records.len(), "excluded")
             )?;
             Ok(Outcome::Done)
         }

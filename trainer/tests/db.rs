@@ -169,6 +169,58 @@ fn two_sided_bearoff_rollouts_agree_with_the_exact_database() {
 }
 
 #[test]
+fn merge_can_leave_out_a_held_out_set() {
+    let dir = tempdir("bgkit-db-exclude.");
+    let all = dir.path().join("all.db");
+    ok(&[
+        "db",
+        "import",
+        s(&fixture("gnubg_0ply_200.dat")),
+        "-o",
+        s(&all),
+    ]);
+    let (train, held) = (dir.path().join("train.db"), dir.path().join("held.db"));
+    ok(&[
+        "db",
+        "split",
+        s(&all),
+        "--holdout",
+        "0.3",
+        "--seed",
+        "4",
+        "-o",
+        s(&train),
+        "-o",
+        s(&held),
+    ]);
+    let merged = dir.path().join("merged.db");
+    let out = ok(&[
+        "db",
+        "merge",
+        s(&all),
+        s(&train),
+        "--exclude",
+        s(&held),
+        "-o",
+        s(&merged),
+    ]);
+    let ids = |db: &Path| -> Vec<String> {
+        dump(db)
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let held_ids: std::collections::HashSet<String> = ids(&held).into_iter().collect();
+    let kept = ids(&merged);
+    assert_eq!(kept.len() + held_ids.len(), 200, "{out}");
+    assert!(kept.iter().all(|id| !held_ids.contains(id)));
+    assert!(
+        out.contains(&format!("({} excluded)", held_ids.len())),
+        "{out}"
+    );
+}
+
+#[test]
 fn three_shards_merged_equal_one_run() {
     let dir = tempdir("bgkit-db.");
     let src = fixture("gnubg_0ply_200.dat");
