@@ -25,3 +25,4 @@ pub mod rollout_job;
 pub mod supervised;
 pub mod td;
 pub mod td_checkpoint;
+pub mod train_curve;

@@ -1,4 +1,5 @@
-//! `trainer plot`: the learning-curve chart of a `OUT.curve.csv`.
+//! `trainer plot`: the learning-curve chart of a `OUT.curve.csv` (TD) or
+//! an `OUT.train.csv` (supervised).
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -6,11 +7,13 @@ use std::path::PathBuf;
 use support::cli::Outcome;
 use trainer::chart::{load_font, save, DEFAULT_FONT};
 use trainer::curve::{parse_csv, CurveChart};
+use trainer::train_curve::{parse_train_csv, TrainChart, TRAIN_HEADER};
 
 /// Arguments of `trainer plot`.
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// A learning curve written by `trainer td --eval-every` (OUT.curve.csv).
+    /// A learning curve: OUT.curve.csv of `trainer td --eval-every`, or
+    /// OUT.train.csv of `trainer train` (told apart by the header).
     csv: PathBuf,
     /// The chart: PNG or SVG, by extension.
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -34,7 +37,17 @@ pub fn run(args: &PlotArgs) -> Result<Outcome> {
     trainer::chart::ChartFormat::for_path(&args.output)?;
     let text = std::fs::read_to_string(&args.csv)
         .with_context(|| format!("cannot read {}", args.csv.display()))?;
-    let rows = parse_csv(&text).with_context(|| format!("{}", args.csv.display()))?;
+    let supervised = text.lines().next().map(str::trim) == Some(TRAIN_HEADER);
+    let train_rows = if supervised {
+        parse_train_csv(&text).with_context(|| format!("{}", args.csv.display()))?
+    } else {
+        Vec::new()
+    };
+    let rows = if supervised {
+        Vec::new()
+    } else {
+        parse_csv(&text).with_context(|| format!("{}", args.csv.display()))?
+    };
     load_font(&args.font)?;
     let title = args.title.clone().unwrap_or_else(|| {
         format!(
@@ -42,11 +55,19 @@ pub fn run(args: &PlotArgs) -> Result<Outcome> {
             args.csv.file_name().unwrap_or_default().to_string_lossy()
         )
     });
-    save(
-        &args.output,
-        (args.width, args.height),
-        &CurveChart { rows: &rows, title },
-    )?;
+    let size = (args.width, args.height);
+    if supervised {
+        save(
+            &args.output,
+            size,
+            &TrainChart {
+                rows: &train_rows,
+                title,
+            },
+        )?;
+    } else {
+        save(&args.output, size, &CurveChart { rows: &rows, title })?;
+    }
     support::outln!("trainer: wrote {}", args.output.display())?;
     Ok(Outcome::Done)
 }

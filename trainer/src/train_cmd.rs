@@ -258,7 +258,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     }
     bar.finish();
     save_weights(eval.nets(), out)?;
-    let mut csv = String::from("epoch,alpha,err_rms,err_max\n");
+    let mut csv = format!("{}\n", trainer::train_curve::TRAIN_HEADER);
     for (ep, a, er, mx) in &saved.curve {
         csv.push_str(&format!("{ep},{a:.5},{er:.6},{mx:.6}\n"));
     }
