@@ -35,6 +35,11 @@ pub struct BenchArgs {
     /// Worker threads (default: all cores); results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
+    /// Instead of the errors: for each position (of the classes measured)
+    /// and one roll chosen by its key, whether the pruning nets keep the
+    /// unpruned 1-ply best move among their 10 best candidates.
+    #[arg(long)]
+    prune_check: bool,
     /// Print the report as one JSON object (the last line of stdout).
     #[arg(long)]
     json: bool,
@@ -99,6 +104,39 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
     } else {
         read_dat(db_path, eval.bearoff())?.0
     };
+    if args.prune_check {
+        let measured = |c: nets::Class| {
+            matches!(
+                c,
+                nets::Class::Contact | nets::Class::Crashed | nets::Class::Race
+            ) && (classes.is_empty() || classes.contains(&c))
+        };
+        let boards: Vec<board::Board> = db
+            .records
+            .iter()
+            .filter(|r| measured(r.class()))
+            .filter_map(|r| board::Board::from_id_bytes(&r.key).ok())
+            .collect();
+        let recall = trainer::prune_check::prune_recall(&eval, &boards);
+        if recall.positions == 0 {
+            bail!("{}: no positions where pruning applies", db_path.display());
+        }
+        if args.json {
+            support::outln!(
+                "{}",
+                serde_json::json!({ "positions": boards.len(), "prune": recall })
+            )?;
+        } else {
+            support::outln!(
+                "pruning nets keep the unpruned 1-ply best move among their {} in {} of {} positions ({:.1} %)",
+                trainer::prune_check::KEPT,
+                recall.kept_best,
+                recall.positions,
+                100.0 * recall.rate()
+            )?;
+        }
+        return Ok(Outcome::Done);
+    }
     let report = trainer::bench::bench(&eval, &db.records, &classes);
     if report.positions == 0 {
         bail!(

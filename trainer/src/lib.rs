@@ -19,6 +19,7 @@ pub mod matches;
 pub mod npz;
 pub mod posdb;
 pub mod provenance;
+pub mod prune_check;
 pub mod race_label;
 pub mod rollout;
 pub mod rollout_job;
