@@ -33,44 +33,62 @@ pub fn to_csv(rows: &[CurveRow]) -> String {
     text
 }
 
-/// Parses a curve CSV written by [`to_csv`].
-pub fn parse_csv(text: &str) -> Result<Vec<CurveRow>, CurveError> {
+/// Parses a CSV of numbers with exactly `header` as its first line: each
+/// data line's first field is a count (u64), the others finite numbers
+/// (non-negative if `non_negative`); `row` builds a row from them. At least
+/// one data line.
+pub fn parse_numeric_csv<R>(
+    text: &str,
+    header: &str,
+    non_negative: bool,
+    row: impl Fn(u64, &[f64]) -> R,
+) -> Result<Vec<R>, CurveError> {
     let mut lines = text.lines();
-    if lines.next().map(str::trim) != Some(CURVE_HEADER) {
+    if lines.next().map(str::trim) != Some(header) {
         return Err(CurveError::Line {
             line: 1,
-            why: format!("the header must be {CURVE_HEADER}"),
+            why: format!("the header must be {header}"),
         });
     }
+    let width = header.split(',').count();
     let mut rows = Vec::new();
     for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let bad = || CurveError::Line {
             line: n + 2,
-            why: "expected six numbers: games,alpha,win_rate,ppg,ppg_ci95,games_per_second".into(),
+            why: format!("expected {width} numbers: {header}"),
         };
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() != 6 {
+        if f.len() != width {
             return Err(bad());
         }
-        let num = |i: usize| {
-            f[i].parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(bad)
-        };
-        rows.push(CurveRow {
-            games: f[0].parse().map_err(|_| bad())?,
-            alpha: num(1)?,
-            win_rate: num(2)?,
-            ppg: num(3)?,
-            ppg_ci95: num(4)?,
-            games_per_second: num(5)?,
-        });
+        let count: u64 = f[0].parse().map_err(|_| bad())?;
+        let values = f[1..]
+            .iter()
+            .map(|v| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite() && (!non_negative || *v >= 0.0))
+                    .ok_or_else(bad)
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        rows.push(row(count, &values));
     }
     if rows.is_empty() {
         return Err(CurveError::Empty);
     }
     Ok(rows)
+}
+
+/// Parses a curve CSV written by [`to_csv`].
+pub fn parse_csv(text: &str) -> Result<Vec<CurveRow>, CurveError> {
+    parse_numeric_csv(text, CURVE_HEADER, false, |games, v| CurveRow {
+        games,
+        alpha: v[0],
+        win_rate: v[1],
+        ppg: v[2],
+        ppg_ci95: v[3],
+        games_per_second: v[4],
+    })
 }
 
 /// The learning-curve chart of some rows.

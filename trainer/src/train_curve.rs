@@ -3,7 +3,7 @@
 //! positions) and its chart (`trainer plot`), errors on a log scale.
 
 use crate::chart::Drawing;
-use crate::curve::CurveError;
+use crate::curve::{parse_numeric_csv, CurveError};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -25,40 +25,12 @@ pub struct TrainRow {
 
 /// Parses an `OUT.train.csv`.
 pub fn parse_train_csv(text: &str) -> Result<Vec<TrainRow>, CurveError> {
-    let mut lines = text.lines();
-    if lines.next().map(str::trim) != Some(TRAIN_HEADER) {
-        return Err(CurveError::Line {
-            line: 1,
-            why: format!("the header must be {TRAIN_HEADER}"),
-        });
-    }
-    let mut rows = Vec::new();
-    for (n, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let bad = || CurveError::Line {
-            line: n + 2,
-            why: format!("expected four numbers: {TRAIN_HEADER}"),
-        };
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() != 4 {
-            return Err(bad());
-        }
-        let num = |i: usize| {
-            f[i].parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(bad)
-        };
-        rows.push(TrainRow {
-            epoch: f[0].parse().map_err(|_| bad())?,
-            alpha: num(1)?,
-            err_rms: num(2)?,
-            err_max: num(3)?,
-        });
-    }
-    if rows.is_empty() {
-        return Err(CurveError::Empty);
-    }
-    Ok(rows)
+    parse_numeric_csv(text, TRAIN_HEADER, true, |epoch, v| TrainRow {
+        epoch,
+        alpha: v[0],
+        err_rms: v[1],
+        err_max: v[2],
+    })
 }
 
 /// The chart of a supervised run.

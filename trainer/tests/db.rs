@@ -757,18 +757,12 @@ fn move_benchmark_scores_the_nets_choice_as_referr_does() {
     assert_one_line_failure(BIN, "trainer", &args, "line 6: bad position key");
 }
 
-#[test]
-fn supervised_training_lowers_the_held_out_error() {
-    let dir = tempdir("bgkit-train.");
-    let all = dir.path().join("all.db");
-    let (train, held) = (dir.path().join("train.db"), dir.path().join("held.db"));
-    ok(&[
-        "db",
-        "import",
-        s(&fixture("gnubg_0ply_200.dat")),
-        "-o",
-        s(&all),
-    ]);
+/// `fixture` imported and split 3:1 (seed 2): the training and held-out
+/// databases.
+fn split_fixture(dir: &Path, fixture_name: &str) -> (PathBuf, PathBuf) {
+    let all = dir.join("all.db");
+    let (train, held) = (dir.join("train.db"), dir.join("held.db"));
+    ok(&["db", "import", s(&fixture(fixture_name)), "-o", s(&all)]);
     ok(&[
         "db",
         "split",
@@ -782,23 +776,37 @@ fn supervised_training_lowers_the_held_out_error() {
         "-o",
         s(&held),
     ]);
+    (train, held)
+}
+
+/// `bench`'s equity RMS of `weights` on `class` in `db`, and the positions.
+fn held_rms(db: &Path, class: &str, weights: &Path) -> (f64, u64) {
+    let mut args = vec![
+        "bench",
+        "--json",
+        "--class",
+        class,
+        "--db",
+        s(db),
+        "--weights",
+        s(weights),
+    ];
+    args.extend(["--bearoff", OS0, "--bearoff", TS0]);
+    let v: serde_json::Value = serde_json::from_str(ok(&args).lines().last().unwrap()).unwrap();
+    let c = &v["classes"][class];
+    (
+        c["eqerr_rms"].as_f64().unwrap(),
+        c["positions"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn supervised_training_lowers_the_held_out_error() {
+    let dir = tempdir("bgkit-train.");
+    let (train, held) = split_fixture(dir.path(), "gnubg_0ply_200.dat");
     let start = dir.path().join("start.wd");
     ok(&["new", "-o", s(&start), "--seed", "5"]);
-    let held_error = |w: &Path| -> f64 {
-        let mut args = vec![
-            "bench",
-            "--json",
-            "--class",
-            "contact",
-            "--db",
-            s(&held),
-            "--weights",
-            s(w),
-        ];
-        args.extend(["--bearoff", OS0, "--bearoff", TS0]);
-        let v: serde_json::Value = serde_json::from_str(ok(&args).lines().last().unwrap()).unwrap();
-        v["classes"]["contact"]["eqerr_rms"].as_f64().unwrap()
-    };
+    let held_error = |w: &Path| held_rms(&held, "contact", w).0;
     let out = dir.path().join("trained.wd");
     let report = ok(&[
         "train",
@@ -880,43 +888,11 @@ fn supervised_training_lowers_the_held_out_error() {
 #[test]
 fn training_gnubgs_race_net_on_labelled_races_leaves_its_held_out_error_no_worse() {
     let dir = tempdir("bgkit-train-race.");
-    let all = dir.path().join("all.db");
-    let (train, held) = (dir.path().join("train.db"), dir.path().join("held.db"));
-    ok(&[
-        "db",
-        "import",
-        s(&fixture("race_labelled_400.dat")),
-        "-o",
-        s(&all),
-    ]);
-    ok(&[
-        "db",
-        "split",
-        s(&all),
-        "--holdout",
-        "0.25",
-        "--seed",
-        "2",
-        "-o",
-        s(&train),
-        "-o",
-        s(&held),
-    ]);
-    let held_error = |w: &str| -> f64 {
-        let mut args = vec![
-            "bench",
-            "--json",
-            "--class",
-            "race",
-            "--db",
-            s(&held),
-            "--weights",
-            w,
-        ];
-        args.extend(["--bearoff", OS0, "--bearoff", TS0]);
-        let v: serde_json::Value = serde_json::from_str(ok(&args).lines().last().unwrap()).unwrap();
-        assert_eq!(v["classes"]["race"]["positions"], 100);
-        v["classes"]["race"]["eqerr_rms"].as_f64().unwrap()
+    let (train, held) = split_fixture(dir.path(), "race_labelled_400.dat");
+    let held_error = |w: &str| {
+        let (rms, n) = held_rms(&held, "race", Path::new(w));
+        assert_eq!(n, 100);
+        rms
     };
     let before = held_error(GNUBG_WD);
     let out = dir.path().join("trained.wd");
