@@ -172,13 +172,7 @@ fn two_sided_bearoff_rollouts_agree_with_the_exact_database() {
 fn merge_can_leave_out_a_held_out_set() {
     let dir = tempdir("bgkit-db-exclude.");
     let all = dir.path().join("all.db");
-    ok(&[
-        "db",
-        "import",
-        s(&fixture("gnubg_0ply_200.dat")),
-        "-o",
-        s(&all),
-    ]);
+    import_fixture("gnubg_0ply_200.dat", &all);
     let (train, held) = (dir.path().join("train.db"), dir.path().join("held.db"));
     ok(&[
         "db",
@@ -402,13 +396,7 @@ fn bad_input_is_one_line_and_changes_nothing() {
     );
     assert!(!out.exists());
     let db = dir.path().join("a.db");
-    ok(&[
-        "db",
-        "import",
-        s(&fixture("gnubg_0ply_200.dat")),
-        "-o",
-        s(&db),
-    ]);
+    import_fixture("gnubg_0ply_200.dat", &db);
     let before = std::fs::read(&db).unwrap();
     for shard in ["0/2", "3/2", "2/0"] {
         let mut args = vec!["db", "rollout", s(&db), "--shard", shard];
@@ -477,13 +465,7 @@ fn npz_holds_the_inputs_nets_computes() {
     let dir = tempdir("bgkit-db.");
     let db = dir.path().join("a.db");
     let npz = dir.path().join("a.npz");
-    ok(&[
-        "db",
-        "import",
-        s(&fixture("gnubg_0ply_200.dat")),
-        "-o",
-        s(&db),
-    ]);
+    import_fixture("gnubg_0ply_200.dat", &db);
     let report = ok(&["db", "export", s(&db), "--format", "npz", "-o", s(&npz)]);
     let rows = dump(&db);
     let mut reader = NpzReader::new(std::fs::File::open(&npz).unwrap()).unwrap();
@@ -757,12 +739,17 @@ fn move_benchmark_scores_the_nets_choice_as_referr_does() {
     assert_one_line_failure(BIN, "trainer", &args, "line 6: bad position key");
 }
 
+/// Imports the fixture `name` (a `.dat`) into `db`.
+fn import_fixture(name: &str, db: &Path) {
+    ok(&["db", "import", s(&fixture(name)), "-o", s(db)]);
+}
+
 /// `fixture` imported and split 3:1 (seed 2): the training and held-out
 /// databases.
 fn split_fixture(dir: &Path, fixture_name: &str) -> (PathBuf, PathBuf) {
     let all = dir.join("all.db");
     let (train, held) = (dir.join("train.db"), dir.join("held.db"));
-    ok(&["db", "import", s(&fixture(fixture_name)), "-o", s(&all)]);
+    import_fixture(fixture_name, &all);
     ok(&[
         "db",
         "split",
@@ -927,13 +914,7 @@ fn training_gnubgs_race_net_on_labelled_races_leaves_its_held_out_error_no_worse
 fn trained_pruning_nets_keep_the_1_ply_best_like_gnubgs() {
     let dir = tempdir("bgkit-prune-check.");
     let db = dir.path().join("races.db");
-    ok(&[
-        "db",
-        "import",
-        s(&fixture("race_labelled_400.dat")),
-        "-o",
-        s(&db),
-    ]);
+    import_fixture("race_labelled_400.dat", &db);
     let rate = |w: &Path| -> (f64, u64) {
         let out = ok(&[
             "bench",
@@ -1016,13 +997,7 @@ fn trained_pruning_nets_keep_the_1_ply_best_like_gnubgs() {
 fn supervised_training_resumes_after_kill_9_to_identical_weights() {
     let dir = tempdir("bgkit-train-resume.");
     let db = dir.path().join("all.db");
-    ok(&[
-        "db",
-        "import",
-        s(&fixture("gnubg_0ply_200.dat")),
-        "-o",
-        s(&db),
-    ]);
+    import_fixture("gnubg_0ply_200.dat", &db);
     let start = dir.path().join("start.wd");
     ok(&["new", "-o", s(&start), "--seed", "6", "--hidden", "16"]);
     let settings = [
@@ -1097,13 +1072,7 @@ fn supervised_training_resumes_after_kill_9_to_identical_weights() {
 fn training_stops_after_the_requested_bottoms_and_refuses_misshapen_weights() {
     let dir = tempdir("bgkit-train-bottoms.");
     let db = dir.path().join("all.db");
-    ok(&[
-        "db",
-        "import",
-        s(&fixture("gnubg_0ply_200.dat")),
-        "-o",
-        s(&db),
-    ]);
+    import_fixture("gnubg_0ply_200.dat", &db);
     let start = dir.path().join("start.wd");
     ok(&["new", "-o", s(&start), "--hidden", "8"]);
     let out = dir.path().join("b.wd");
