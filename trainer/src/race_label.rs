@@ -451,11 +451,18 @@ mod tests {
         b.finish = [0.0; MAX_ROLLS];
         b.finish[6] = 1.0;
         assert_eq!(combine(&a, &b), [1.0, 1.0, 1.0, 0.0, 0.0]);
-        // A needs 4, B 3: B wins; A's first chequer comes off at roll 1.
+        // A needs 4, B 3 (B's first chequer off at roll 1): B wins; A's
+        // first chequer comes off at roll 1, so no gammon ...
         a.finish = [0.0; MAX_ROLLS];
         a.finish[4] = 1.0;
-        b.finish = [0.0; MAX_ROLLS];
+        b = SideRace::zero();
         b.finish[3] = 1.0;
+        b.first[1] = 1.0;
+        b.safe[0] = 1.0;
         assert_eq!(combine(&a, &b), [0.0, 0.0, 0.0, 0.0, 0.0]);
+        // ... but if it comes off only at roll 4, B's win is a gammon.
+        a.first = [0.0; MAX_ROLLS];
+        a.first[4] = 1.0;
+        assert_eq!(combine(&a, &b), [0.0, 0.0, 0.0, 1.0, 0.0]);
     }
 }
