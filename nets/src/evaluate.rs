@@ -195,11 +195,7 @@ impl Evaluator {
             if b.members.is_empty() {
                 continue;
             }
-            let kind = match class {
-                Class::Contact => NetKind::Contact,
-                Class::Crashed => NetKind::Crashed,
-                _ => NetKind::Race,
-            };
+            let kind = NetKind::for_class(class, false).expect("a class with a net");
             let net = self.nets.get(kind);
             if b.members.len() < 2
                 || !crate::forward_batch::batch_available(self.simd)
@@ -319,11 +315,7 @@ impl Evaluator {
         class: Class,
         s: &mut NetScratch,
     ) -> Probabilities {
-        let kind = match class {
-            Class::Race => NetKind::PruneRace,
-            Class::Crashed => NetKind::PruneCrashed,
-            _ => NetKind::PruneContact,
-        };
+        let kind = NetKind::for_class(class, true).unwrap_or(NetKind::PruneContact);
         crate::inputs::base_inputs(board, &mut s.inputs);
         self.net_outputs(board, class, kind, s)
     }

@@ -264,6 +264,21 @@ pub enum NetKind {
 }
 
 impl NetKind {
+    /// The net that evaluates positions of `class` (its pruning net with
+    /// `prune`); `None` for classes evaluated without a net.
+    pub fn for_class(class: crate::Class, prune: bool) -> Option<NetKind> {
+        use crate::Class;
+        Some(match (class, prune) {
+            (Class::Contact, false) => NetKind::Contact,
+            (Class::Crashed, false) => NetKind::Crashed,
+            (Class::Race, false) => NetKind::Race,
+            (Class::Contact, true) => NetKind::PruneContact,
+            (Class::Crashed, true) => NetKind::PruneCrashed,
+            (Class::Race, true) => NetKind::PruneRace,
+            _ => return None,
+        })
+    }
+
     /// File order.
     pub const ALL: [NetKind; 6] = [
         NetKind::Contact,

@@ -54,16 +54,14 @@ pub struct ScheduleState {
     pub bottoms: u64,
 }
 
-/// The net a class trains.
+/// The net a class trains (contact's for classes without a net of their
+/// own).
 pub fn net_kind(class: Class, prune: bool) -> NetKind {
-    match (class, prune) {
-        (Class::Race, false) => NetKind::Race,
-        (Class::Crashed, false) => NetKind::Crashed,
-        (_, false) => NetKind::Contact,
-        (Class::Race, true) => NetKind::PruneRace,
-        (Class::Crashed, true) => NetKind::PruneCrashed,
-        (_, true) => NetKind::PruneContact,
-    }
+    NetKind::for_class(class, prune).unwrap_or(if prune {
+        NetKind::PruneContact
+    } else {
+        NetKind::Contact
+    })
 }
 
 /// Permutation number `n` of `len` positions for `seed`.
