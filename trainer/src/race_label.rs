@@ -222,16 +222,15 @@ fn side_batches(
         add_database(bearoff, side, 0, 1.0, &mut base)?;
         return Ok(vec![base]);
     }
-    let mut words = [0u32; 6];
-    words[0] = seed as u32;
-    words[1] = (seed >> 32) as u32;
-    for (i, chunk) in key.chunks(4).enumerate() {
-        let mut b = [0u8; 4];
-        b[..chunk.len()].copy_from_slice(chunk);
-        words[2 + i] = u32::from_le_bytes(b);
-    }
-    words[5] = OSR_TAG ^ which << 16;
-    let mut mt = Mt::new_with_key(words);
+    let k = crate::rollout::key_words(key);
+    let mut mt = Mt::new_with_key([
+        seed as u32,
+        (seed >> 32) as u32,
+        k[0],
+        k[1],
+        k[2],
+        OSR_TAG ^ which << 16,
+    ]);
     let mut list = MoveList::new();
     let games = games.max(BATCHES as u32);
     let mut batches = vec![SideRace::zero(); BATCHES];

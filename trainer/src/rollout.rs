@@ -59,7 +59,9 @@ pub struct RolloutResult {
 const ORDER_TAG: u32 = 0x0F1A;
 const LATER_TAG: u32 = 0x1A7E;
 
-fn key_words(key: &[u8; 10]) -> [u32; 3] {
+/// A position key as three little-endian words (the last padded with
+/// zeros), for keying random streams.
+pub(crate) fn key_words(key: &[u8; 10]) -> [u32; 3] {
     let mut k = [0u8; 12];
     k[..10].copy_from_slice(key);
     std::array::from_fn(|i| u32::from_le_bytes(k[4 * i..4 * i + 4].try_into().expect("4 bytes")))
