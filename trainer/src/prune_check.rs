@@ -5,7 +5,7 @@
 //! 1-ply best nearly always.
 
 use board::{cubeless_equity, Board, MoveList};
-use nets::{Class, Evaluator};
+use nets::{Class, Evaluator, Scratch};
 use rayon::prelude::*;
 
 /// Candidates a pruning net keeps (gnubg's figure at 1-ply and deeper).
@@ -45,13 +45,18 @@ pub fn roll_for(board: &Board) -> (u8, u8) {
 
 /// Whether the pruning nets of `eval` keep the unpruned 1-ply best move of
 /// `board` (on roll) for `roll`, or `None` when pruning does not apply.
-pub fn keeps_best(eval: &Evaluator, board: &Board, roll: (u8, u8)) -> Option<bool> {
-    let mut list = MoveList::new();
-    let moves: Vec<Board> = list.generate(board, roll.0, roll.1).to_vec();
+/// `list` and `scratch` are reusable working space.
+pub fn keeps_best(
+    eval: &Evaluator,
+    board: &Board,
+    roll: (u8, u8),
+    list: &mut MoveList,
+    scratch: &mut Scratch,
+) -> Option<bool> {
+    let moves = list.generate(board, roll.0, roll.1);
     if moves.len() <= KEPT {
         return None;
     }
-    let mut scratch = eval.scratch();
     let opponents: Vec<Board> = moves.iter().map(Board::swapped).collect();
     let class = eval.classify(&opponents[0]);
     if class < Class::Race || opponents.iter().any(|o| eval.classify(o) != class) {
@@ -61,7 +66,7 @@ pub fn keeps_best(eval: &Evaluator, board: &Board, roll: (u8, u8)) -> Option<boo
     // 1-ply (first in gnubg's order on ties).
     let full: Vec<f32> = opponents
         .iter()
-        .map(|o| eval.evaluate_plied(o, 1, false, &mut scratch).equity())
+        .map(|o| eval.evaluate_plied(o, 1, false, scratch).equity())
         .collect();
     let best = (0..full.len())
         .min_by(|&a, &b| full[a].total_cmp(&full[b]).then(a.cmp(&b)))
@@ -69,7 +74,7 @@ pub fn keeps_best(eval: &Evaluator, board: &Board, roll: (u8, u8)) -> Option<boo
     // The pruning net's ranking of the same moves.
     let cheap: Vec<f32> = opponents
         .iter()
-        .map(|o| cubeless_equity(&eval.evaluate_pruning_net(o, class, &mut scratch)))
+        .map(|o| cubeless_equity(&eval.evaluate_pruning_net(o, class, scratch)))
         .collect();
     let mut order: Vec<usize> = (0..cheap.len()).collect();
     order.sort_by(|&a, &b| cheap[a].total_cmp(&cheap[b]).then(a.cmp(&b)));
@@ -81,7 +86,10 @@ pub fn keeps_best(eval: &Evaluator, board: &Board, roll: (u8, u8)) -> Option<boo
 pub fn prune_recall(eval: &Evaluator, boards: &[Board]) -> PruneRecall {
     let results: Vec<Option<bool>> = boards
         .par_iter()
-        .map(|b| keeps_best(eval, b, roll_for(b)))
+        .map_init(
+            || (MoveList::new(), eval.scratch()),
+            |(list, scratch), b| keeps_best(eval, b, roll_for(b), list, scratch),
+        )
         .collect();
     PruneRecall {
         positions: results.iter().flatten().count(),
