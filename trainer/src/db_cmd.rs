@@ -429,11 +429,13 @@ fn label(args: &LabelArgs) -> Result<Outcome> {
     let mut db = open(&args.db)?;
     let _lock = support::lock::OutputLock::acquire(&args.db)?;
     support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
-    let races: Vec<usize> = (0..db.records.len())
-        .filter(|&i| {
-            board::Board::from_id_bytes(&db.records[i].key)
-                .is_ok_and(|b| trainer::race_label::is_race(&b))
-        })
+    // (record index, position) of the races.
+    let races: Vec<(usize, board::Board)> = db
+        .records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((i, board::Board::from_id_bytes(&r.key).ok()?)))
+        .filter(|(_, b)| trainer::race_label::is_race(b))
         .collect();
     if races.is_empty() {
         bail!("{}: no race positions to label", args.db.display());
@@ -447,9 +449,8 @@ fn label(args: &LabelArgs) -> Result<Outcome> {
     let done = std::sync::atomic::AtomicU64::new(0);
     let labels: Vec<trainer::race_label::RaceLabel> = races
         .par_iter()
-        .map(|&i| {
-            let board = board::Board::from_id_bytes(&db.records[i].key).expect("checked");
-            let l = trainer::race_label::label(&bearoff, &board, args.games, args.seed);
+        .map(|(_, board)| {
+            let l = trainer::race_label::label(&bearoff, board, args.games, args.seed);
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Ok(mut b) = bar.try_lock() {
                 b.update(n);
@@ -459,8 +460,8 @@ fn label(args: &LabelArgs) -> Result<Outcome> {
         .collect::<Result<_, _>>()?;
     bar.into_inner().expect("no thread panicked").finish();
     let (mut exact, mut sum_se) = (0usize, 0f64);
-    for (&i, l) in races.iter().zip(&labels) {
-        let r = &mut db.records[i];
+    for ((i, _), l) in races.iter().zip(&labels) {
+        let r = &mut db.records[*i];
         r.flags = trainer::posdb::HAS_TARGETS;
         r.trials = l.games;
         r.targets = l.targets;

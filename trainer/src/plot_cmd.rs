@@ -37,18 +37,7 @@ pub fn run(args: &PlotArgs) -> Result<Outcome> {
     trainer::chart::ChartFormat::for_path(&args.output)?;
     let text = std::fs::read_to_string(&args.csv)
         .with_context(|| format!("cannot read {}", args.csv.display()))?;
-    let supervised = text.lines().next().map(str::trim) == Some(TRAIN_HEADER);
-    let train_rows = if supervised {
-        parse_train_csv(&text).with_context(|| format!("{}", args.csv.display()))?
-    } else {
-        Vec::new()
-    };
-    let rows = if supervised {
-        Vec::new()
-    } else {
-        parse_csv(&text).with_context(|| format!("{}", args.csv.display()))?
-    };
-    load_font(&args.font)?;
+    let context = || format!("{}", args.csv.display());
     let title = args.title.clone().unwrap_or_else(|| {
         format!(
             "learning curve: {}",
@@ -56,16 +45,14 @@ pub fn run(args: &PlotArgs) -> Result<Outcome> {
         )
     });
     let size = (args.width, args.height);
-    if supervised {
-        save(
-            &args.output,
-            size,
-            &TrainChart {
-                rows: &train_rows,
-                title,
-            },
-        )?;
+    // The header tells a supervised run's curve from a TD curve.
+    if text.lines().next().map(str::trim) == Some(TRAIN_HEADER) {
+        let rows = parse_train_csv(&text).with_context(context)?;
+        load_font(&args.font)?;
+        save(&args.output, size, &TrainChart { rows: &rows, title })?;
     } else {
+        let rows = parse_csv(&text).with_context(context)?;
+        load_font(&args.font)?;
         save(&args.output, size, &CurveChart { rows: &rows, title })?;
     }
     support::outln!("trainer: wrote {}", args.output.display())?;
