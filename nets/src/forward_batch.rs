@@ -109,7 +109,8 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 mod avx2 {
     use super::{Net, BLOCK_UNITS, GROUP};
     use std::arch::x86_64::{
-        __m256, _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_storeu_ps,
+        __m256, _mm256_add_ps, _mm256_cmp_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps,
+        _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps, _CMP_NEQ_UQ,
     };
 
     #[allow(unsafe_code)]
@@ -166,11 +167,7 @@ mod avx2 {
         while start < count {
             let g = (count - start).min(GROUP);
             let group = &xs[start * n_in..(start + g) * n_in];
-            let mut len = 0;
-            for r in 0..n_in {
-                union_rows[len] = r as u16;
-                len += usize::from((0..g).any(|c| group[c * n_in + r] != 0.0));
-            }
+            let len = union_of_nonzero(group, n_in, g, &mut union_rows);
             let union = &union_rows[..len];
             let out = &mut hs[start * padded..(start + g) * padded];
             match g {
@@ -181,6 +178,39 @@ mod avx2 {
             }
             start += g;
         }
+    }
+
+    /// Writes to `rows` the indices, in order, of the inputs that are not
+    /// zero in at least one of the `g` vectors of `n_in` inputs in `group`,
+    /// and returns how many there are. Eight inputs at a time: a compare and
+    /// a move-mask per vector, then one index per set bit.
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn union_of_nonzero(group: &[f32], n_in: usize, g: usize, rows: &mut [u16]) -> usize {
+        let zero = _mm256_setzero_ps();
+        let mut len = 0;
+        let mut r = 0;
+        while r + 8 <= n_in {
+            let mut bits = 0u32;
+            for c in 0..g {
+                let lane = &group[c * n_in + r..c * n_in + r + 8];
+                // SAFETY: `lane` holds the 8 floats loaded (unaligned form).
+                let v = _mm256_loadu_ps(lane.as_ptr());
+                // Unordered not-equal: NaN counts as non-zero, as `!= 0.0`.
+                bits |= _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero)) as u32;
+            }
+            while bits != 0 {
+                rows[len] = (r + bits.trailing_zeros() as usize) as u16;
+                len += 1;
+                bits &= bits - 1;
+            }
+            r += 8;
+        }
+        for r in r..n_in {
+            rows[len] = r as u16;
+            len += usize::from((0..g).any(|c| group[c * n_in + r] != 0.0));
+        }
+        len
     }
 
     /// The sums of `G` vectors, block by block, over the rows in `union`.
