@@ -459,7 +459,11 @@ fn entering_one(opp_made: u32, blots: u32, hit: &[u32; LANES], ways: &[i8; 4]) -
             continue;
         }
         if w.faces == 1 {
-            for k in (1..=24).rev().filter(|&k| bits & (1 << k) != 0) {
+            // The shooters on points 24 down to 1, highest first.
+            let mut from = bits & 0x01FF_FFFE;
+            while from != 0 {
+                let k = 31 - from.leading_zeros() as i32;
+                from &= !(1 << k);
                 if entered_elsewhere && k != 24 {
                     break;
                 }
