@@ -109,8 +109,8 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 mod avx2 {
     use super::{Net, BLOCK_UNITS, GROUP};
     use std::arch::x86_64::{
-        __m256, _mm256_add_ps, _mm256_cmp_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps,
-        _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps, _CMP_NEQ_UQ,
+        __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
+        _mm256_movemask_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps, _CMP_NEQ_UQ,
     };
 
     #[allow(unsafe_code)]
@@ -214,6 +214,10 @@ mod avx2 {
     }
 
     /// The sums of `G` vectors, block by block, over the rows in `union`.
+    ///
+    /// The union rows' inputs are first copied side by side (`xt[k·G + c]`
+    /// is vector `c`'s input at row `union[k]`), so the inner loop reads
+    /// each row's `G` inputs from one place for every block.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn group_sums<const G: usize>(net: &Net, group: &[f32], union: &[u16], out: &mut [f32]) {
@@ -221,28 +225,42 @@ mod avx2 {
         let padded = net.padded_hidden();
         let blocked = net.blocked_hidden_weights();
         let thresholds = net.hidden_thresholds();
+        assert!(group.len() == G * n_in && out.len() == G * padded);
+        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
+        assert!(union.iter().all(|&r| usize::from(r) < n_in));
+        let mut xt = [0f32; GROUP * crate::inputs::MAX_INPUTS];
+        let xt = &mut xt[..union.len() * G];
+        for (k, &r) in union.iter().enumerate() {
+            for c in 0..G {
+                xt[k * G + c] = group[c * n_in + usize::from(r)];
+            }
+        }
         for b in 0..padded / BLOCK_UNITS {
             let mut bias = [0f32; BLOCK_UNITS];
             for (u, v) in bias.iter_mut().enumerate() {
                 *v = thresholds.get(b * BLOCK_UNITS + u).copied().unwrap_or(0.0);
             }
-            // SAFETY (every load and store below): each pointer comes from
-            // a slice of at least 8 floats past it (`bias`, `row`, `dst`,
-            // checked by slicing), and the unaligned forms are used.
+            // SAFETY (every load and store below): `bias` and `dst` are
+            // slices of 16 floats; `rows` holds block b's `n_in` rows of 16
+            // weights (the length asserted above) and every `r` in `union`
+            // is below `n_in` (asserted), so `rows + 16r` is followed by 16
+            // floats; `xt` holds `G` floats for each union row. Unaligned
+            // loads and stores throughout.
             let lo = _mm256_loadu_ps(bias.as_ptr());
             let hi = _mm256_loadu_ps(bias[8..].as_ptr());
             let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
-            let rows = &blocked[b * n_in * BLOCK_UNITS..(b + 1) * n_in * BLOCK_UNITS];
+            let rows = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
+            let mut x = xt.as_ptr();
             for &r in union {
-                let r = usize::from(r);
-                let row = &rows[r * BLOCK_UNITS..(r + 1) * BLOCK_UNITS];
-                let w0 = _mm256_loadu_ps(row.as_ptr());
-                let w1 = _mm256_loadu_ps(row[8..].as_ptr());
+                let row = rows.add(usize::from(r) * BLOCK_UNITS);
+                let w0 = _mm256_loadu_ps(row);
+                let w1 = _mm256_loadu_ps(row.add(8));
                 for (c, a) in acc.iter_mut().enumerate() {
-                    let x = _mm256_set1_ps(group[c * n_in + r]);
-                    a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(w0, x));
-                    a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(w1, x));
+                    let xc = _mm256_broadcast_ss(&*x.add(c));
+                    a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(w0, xc));
+                    a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(w1, xc));
                 }
+                x = x.add(G);
             }
             for (c, a) in acc.iter().enumerate() {
                 let at = c * padded + b * BLOCK_UNITS;
