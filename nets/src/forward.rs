@@ -309,19 +309,43 @@ mod avx2 {
         activate_avx2(net, h, arith);
     }
 
-    /// [`super::activate`] eight units at a time, the two table reads done
-    /// by gathers: the same operations in the same order, so the same bits.
-    #[allow(unsafe_code, unused_unsafe)]
+    /// How the AVX2 sigmoid takes `1/t`.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Recip {
+        /// The reference CPU's `rcpps`, emulated with its table.
+        Table,
+        /// This CPU's `rcpps`.
+        Native,
+        /// A true division.
+        Divide,
+    }
+
+    /// [`super::activate`] eight units at a time: the same operations in
+    /// the same order, so the same bits. The reference CPU's `rcpps` is this
+    /// CPU's own instruction where that gives the same bits on every
+    /// denominator the sigmoid can meet (checked once), else its table.
+    #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn activate_avx2(net: &Net, h: &mut [f32], arith: Arithmetic) {
+        use crate::approx_reciprocal::native_rcp_is_reference_for_sigmoid;
+        let recip = match arith {
+            Arithmetic::GnubgFastMath if native_rcp_is_reference_for_sigmoid() => Recip::Native,
+            Arithmetic::GnubgFastMath => Recip::Table,
+            Arithmetic::GnubgFastMathNative => Recip::Native,
+            Arithmetic::Ieee => Recip::Divide,
+            Arithmetic::Reference => return super::activate(net, h, arith),
+        };
+        sigmoid_avx2(net, h, arith, recip)
+    }
+
+    /// The sigmoid of [`activate_avx2`] with `1/t` taken as `recip` says,
+    /// the exponential table read by a gather.
+    #[allow(unsafe_code, unused_unsafe)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn sigmoid_avx2(net: &Net, h: &mut [f32], arith: Arithmetic, recip: Recip) {
         use crate::approx_reciprocal::rcp8_reference_avx2;
         use crate::sigmoid::TABLE;
         use core::arch::x86_64::*;
-        let reference_rcp = match arith {
-            Arithmetic::GnubgFastMath => true,
-            Arithmetic::Ieee => false,
-            _ => return super::activate(net, h, arith),
-        };
         let beta = _mm256_set1_ps(net.beta_hidden());
         let (one, ten) = (_mm256_set1_ps(1.0), _mm256_set1_ps(10.0));
         let abs = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX));
@@ -338,11 +362,11 @@ mod avx2 {
             // SAFETY: 0 ≤ idx ≤ 100 and TABLE has 101 entries.
             let e = unsafe { _mm256_i32gather_ps::<4>(TABLE.as_ptr(), idx) };
             let t = _mm256_add_ps(_mm256_mul_ps(frac, e), one);
-            let r = if reference_rcp {
+            let r = match recip {
                 // SAFETY: this function runs only where AVX2 is available.
-                unsafe { rcp8_reference_avx2(t) }
-            } else {
-                _mm256_div_ps(one, t)
+                Recip::Table => unsafe { rcp8_reference_avx2(t) },
+                Recip::Native => _mm256_rcp_ps(t),
+                Recip::Divide => _mm256_div_ps(one, t),
             };
             let negative = _mm256_cmp_ps::<_CMP_LT_OQ>(x, _mm256_setzero_ps());
             let a = _mm256_blendv_ps(_mm256_sub_ps(one, r), r, negative);
@@ -351,6 +375,48 @@ mod avx2 {
         }
         // Element-wise, so the last units (fewer than 8) may go the scalar way.
         super::activate(net, chunks.into_remainder(), arith);
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::approx_reciprocal::native_rcp_is_reference_for_sigmoid;
+        use crate::net::NetShape;
+
+        /// Every way of taking `1/t` that claims the reference bits gives
+        /// the scalar reference sigmoid's bits, on sums from −200 to 200.
+        #[test]
+        #[allow(unsafe_code)]
+        fn vector_sigmoids_match_the_scalar_one() {
+            if !std::arch::is_x86_feature_detected!("avx2") {
+                return;
+            }
+            let shape = NetShape {
+                inputs: 1,
+                hidden: 8,
+                outputs: 5,
+                beta_hidden: 0.1,
+                beta_output: 1.0,
+            };
+            let net = Net::zeroed(shape).unwrap();
+            let sums: Vec<f32> = (0..400_003).map(|k| k as f32 / 1000.0 - 200.0).collect();
+            let mut want = sums.clone();
+            super::super::activate(&net, &mut want, Arithmetic::GnubgFastMath);
+            let mut ways = vec![Recip::Table];
+            if native_rcp_is_reference_for_sigmoid() {
+                ways.push(Recip::Native);
+            }
+            for recip in ways {
+                let mut got = sums.clone();
+                // SAFETY: AVX2 was detected above.
+                unsafe { sigmoid_avx2(&net, &mut got, Arithmetic::GnubgFastMath, recip) };
+                let same = want
+                    .iter()
+                    .zip(&got)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{recip:?} differs from the scalar sigmoid");
+            }
+        }
     }
 }
 

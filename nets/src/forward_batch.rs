@@ -163,6 +163,8 @@ mod avx2 {
             n_in <= union_rows.len(),
             "gnubg's nets have at most 250 inputs"
         );
+        // Scratch for `group_sums`, zeroed once per call.
+        let mut xt = [0f32; GROUP * crate::inputs::MAX_INPUTS];
         let mut start = 0;
         while start < count {
             let g = (count - start).min(GROUP);
@@ -171,10 +173,10 @@ mod avx2 {
             let union = &union_rows[..len];
             let out = &mut hs[start * padded..(start + g) * padded];
             match g {
-                4 => group_sums::<4>(net, group, union, out),
-                3 => group_sums::<3>(net, group, union, out),
-                2 => group_sums::<2>(net, group, union, out),
-                _ => group_sums::<1>(net, group, union, out),
+                4 => group_sums::<4>(net, group, union, &mut xt, out),
+                3 => group_sums::<3>(net, group, union, &mut xt, out),
+                2 => group_sums::<2>(net, group, union, &mut xt, out),
+                _ => group_sums::<1>(net, group, union, &mut xt, out),
             }
             start += g;
         }
@@ -215,12 +217,18 @@ mod avx2 {
 
     /// The sums of `G` vectors, block by block, over the rows in `union`.
     ///
-    /// The union rows' inputs are first copied side by side (`xt[k·G + c]`
-    /// is vector `c`'s input at row `union[k]`), so the inner loop reads
-    /// each row's `G` inputs from one place for every block.
+    /// The union rows' inputs are first copied side by side into `xt`
+    /// (`xt[k·G + c]` is vector `c`'s input at row `union[k]`), so the
+    /// inner loop reads each row's `G` inputs from one place for every block.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn group_sums<const G: usize>(net: &Net, group: &[f32], union: &[u16], out: &mut [f32]) {
+    unsafe fn group_sums<const G: usize>(
+        net: &Net,
+        group: &[f32],
+        union: &[u16],
+        xt: &mut [f32],
+        out: &mut [f32],
+    ) {
         let n_in = net.inputs();
         let padded = net.padded_hidden();
         let blocked = net.blocked_hidden_weights();
@@ -228,7 +236,6 @@ mod avx2 {
         assert!(group.len() == G * n_in && out.len() == G * padded);
         assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
         assert!(union.iter().all(|&r| usize::from(r) < n_in));
-        let mut xt = [0f32; GROUP * crate::inputs::MAX_INPUTS];
         let xt = &mut xt[..union.len() * G];
         for (k, &r) in union.iter().enumerate() {
             for c in 0..G {

@@ -91,6 +91,27 @@ static ROLL_WAYS: [[i8; 4]; 21] = [
     [13, 31, 36, 38],
 ];
 
+/// Each roll's ways as a mask over the lanes (bit r: way r), so a roll
+/// none of whose ways hits is skipped with one test.
+static ROLL_MASKS: [u64; 21] = roll_masks();
+
+const fn roll_masks() -> [u64; 21] {
+    let mut t = [0u64; 21];
+    let mut roll = 0;
+    while roll < 21 {
+        let mut k = 0;
+        while k < 4 {
+            let r = ROLL_WAYS[roll][k];
+            if r >= 0 {
+                t[roll] |= 1 << r;
+            }
+            k += 1;
+        }
+        roll += 1;
+    }
+    t
+}
+
 /// Each way's intermediate distances as a mask (bit l: a stop l pips on).
 static VIA: [u32; 39] = via_masks();
 
@@ -129,7 +150,12 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
     } else {
         hitting_ways(&targets)
     };
-    if hit.iter().fold(0, |a, &h| a | h) == 0 {
+    // Bit r: way r hits something.
+    let hitting = hit
+        .iter()
+        .enumerate()
+        .fold(0u64, |m, (r, &h)| m | u64::from(h != 0) << r);
+    if hitting == 0 {
         return (0, 0, 0);
     }
     // The opponent's blots in its numbering (bit i: a single chequer on i).
@@ -145,10 +171,14 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
         } else {
             outcomes(&hit, blots)
         };
-        return from_the_board(me, &outcomes);
+        return from_the_board(me, &outcomes, hitting);
     }
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
-    for ways in &ROLL_WAYS {
+    for (ways, &mask) in ROLL_WAYS.iter().zip(&ROLL_MASKS) {
+        // No way of the roll hits: nothing lost, nothing hit.
+        if mask & hitting == 0 {
+            continue;
+        }
         let (pips, chequers) = if me[24] == 1 {
             entering_one(theirs.made, blots, &hit, ways)
         } else {
@@ -249,15 +279,16 @@ fn outcomes(hit: &[u32; LANES], blots: u32) -> Outcomes {
     o
 }
 
-/// [`shots`] with nothing on the bar, from the ways' [`Outcomes`]: each roll
-/// combines the outcomes of its ways without branches.
+/// [`shots`] with nothing on the bar, from the ways' [`Outcomes`] (`hitting`:
+/// bit r if way r hits): each roll with a hitting way combines the outcomes
+/// of its ways without branches.
 ///
 /// - a direct way hits one chequer, and on a double a second one when
 ///   another shooter also hits; the second die of a non-double counts
 ///   another chequer unless it is the same shooter as the first die's with
 ///   no spare to send;
 /// - a combined way hits at least one chequer, plus its extra one.
-fn from_the_board(me: &[u8; 25], o: &Outcomes) -> (u32, u32, u32) {
+fn from_the_board(me: &[u8; 25], o: &Outcomes, hitting: u64) -> (u32, u32, u32) {
     let Outcomes {
         hits,
         shooter,
@@ -265,7 +296,11 @@ fn from_the_board(me: &[u8; 25], o: &Outcomes) -> (u32, u32, u32) {
         extra,
     } = o;
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
-    for ways in &ROLL_WAYS {
+    for (ways, &mask) in ROLL_WAYS.iter().zip(&ROLL_MASKS) {
+        // A roll none of whose ways hits adds nothing.
+        if mask & hitting == 0 {
+            continue;
+        }
         let [a, b, c, d] = ways.map(|r| r as usize);
         let (pips, chequers, w) = if ways[3] >= 0 {
             // A double: the direct way, then the three combined ones.
