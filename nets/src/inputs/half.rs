@@ -8,6 +8,22 @@ use crate::arith::Division;
 
 /// Writes offsets 3..=24 of a 25-value block for `me` against `opp`.
 pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: Division) {
+    match div {
+        Division::True => half_inputs_in::<false>(me, opp, out),
+        Division::Reciprocal => half_inputs_in::<true>(me, opp, out),
+    }
+}
+
+/// [`half_inputs`] compiled for one division (`RECIPROCAL`: multiplication
+/// by the constant's reciprocal), so each division is one instruction
+/// rather than both computed and one kept.
+#[inline(always)]
+fn half_inputs_in<const RECIPROCAL: bool>(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32]) {
+    let div = if RECIPROCAL {
+        Division::Reciprocal
+    } else {
+        Division::True
+    };
     let m = |i: usize| i32::from(me[i]);
     let (mine, theirs) = (masks(me), masks(opp));
     let opp_back = highest(theirs.occupied);
