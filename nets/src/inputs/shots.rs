@@ -150,11 +150,7 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
     } else {
         hitting_ways(&targets)
     };
-    // Bit r: way r hits something.
-    let hitting = hit
-        .iter()
-        .enumerate()
-        .fold(0u64, |m, (r, &h)| m | u64::from(h != 0) << r);
+    let hitting = hitting_mask(&hit, vector);
     if hitting == 0 {
         return (0, 0, 0);
     }
@@ -190,6 +186,18 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
         n2 += w * u32::from(chequers > 1);
     }
     (np, n1, n2)
+}
+
+/// Bit r set if way r hits something (`vector`: AVX2 is available).
+#[inline]
+fn hitting_mask(hit: &[u32; LANES], vector: bool) -> u64 {
+    if vector {
+        #[cfg(target_arch = "x86_64")]
+        return avx2::hitting_mask(hit);
+    }
+    hit.iter()
+        .enumerate()
+        .fold(0u64, |m, (r, &h)| m | u64::from(h != 0) << r)
 }
 
 /// The ways padded to a multiple of 8 lanes; way 39 never hits.
@@ -409,6 +417,24 @@ mod avx2 {
         unsafe { outcomes_avx2(hit, blots) }
     }
 
+    /// [`super::hitting_mask`]. The caller checked that the CPU has AVX2.
+    #[allow(unsafe_code)]
+    pub(super) fn hitting_mask(hit: &[u32; LANES]) -> u64 {
+        // SAFETY: as above.
+        unsafe { hitting_mask_avx2(hit) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn hitting_mask_avx2(hit: &[u32; LANES]) -> u64 {
+        let mut mask = 0u64;
+        for i in (0..LANES).step_by(8) {
+            let zero = _mm256_cmpeq_epi32(load(hit, i), _mm256_setzero_si256());
+            let misses = _mm256_movemask_ps(_mm256_castsi256_ps(zero)) as u32;
+            mask |= u64::from(!misses & 0xFF) << i;
+        }
+        mask
+    }
+
     #[target_feature(enable = "avx2")]
     fn hitting_ways_avx2(t: &Targets) -> [u32; LANES] {
         let made = _mm256_set1_epi32(t.made as i32);
@@ -587,6 +613,7 @@ mod tests {
             let t = Targets::new(masks(&me), masks(&opp));
             let hit = hitting_ways(&t);
             assert_eq!(avx2::hitting_ways(&t), hit, "{me:?} {opp:?}");
+            assert_eq!(hitting_mask(&hit, true), hitting_mask(&hit, false));
             hitting += usize::from(hit.iter().any(|&h| h != 0));
             if me[24] == 0 {
                 let blots = masks(&opp).blots();
