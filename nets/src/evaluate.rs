@@ -6,7 +6,10 @@ use crate::arith::Arithmetic;
 use crate::bearoff_eval::BearoffDatabases;
 use crate::classify::{classify, Class};
 use crate::forward::{forward, Simd};
-use crate::inputs::{contact_inputs, crashed_inputs, race_inputs, MAX_INPUTS};
+use crate::inputs::{
+    contact_inputs, contact_inputs_after, crashed_inputs, crashed_inputs_after, race_inputs,
+    MAX_INPUTS,
+};
 use crate::net::{NetKind, Nets};
 use crate::race_backgammon::race_backgammon_override;
 use crate::sanity::sanity_check;
@@ -210,8 +213,22 @@ impl Evaluator {
             let count = b.members.len();
             b.inputs.resize(count * width, 0.0);
             for (k, &i) in b.members.iter().enumerate() {
-                let row = &mut b.inputs[k * width..(k + 1) * width];
-                self.inputs(&b.boards[i], class, row);
+                let (done, rest) = b.inputs.split_at_mut(k * width);
+                let row = &mut rest[..width];
+                let board = &b.boards[i];
+                match (k.checked_sub(1), class) {
+                    (Some(j), Class::Contact | Class::Crashed) => {
+                        let previous = (&b.boards[b.members[j]], &done[j * width..]);
+                        if class == Class::Contact {
+                            contact_inputs_after(previous, board, row, self.arith);
+                        } else {
+                            crashed_inputs_after(previous, board, row, self.arith);
+                        }
+                    }
+                    _ => {
+                        self.inputs(board, class, row);
+                    }
+                }
             }
             b.net_out.resize(count, [0.0; 5]);
             crate::forward_batch::forward_batch(

@@ -1,7 +1,7 @@
 //! The 22 contact features of one side, `half(me, opp)` (docs/formats.md#contact-and-crashed-inputs).
 
 use super::escapes::{escapes1_made, escapes_made as escapes};
-use super::masks::masks;
+use super::masks::{masks, Masks};
 use super::offsets::*;
 use super::shots::shots;
 use crate::arith::Division;
@@ -9,32 +9,79 @@ use crate::arith::Division;
 /// Writes offsets 3..=24 of a 25-value block for `me` against `opp`.
 pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: Division) {
     match div {
-        Division::True => half_inputs_in::<false>(me, opp, out),
-        Division::Reciprocal => half_inputs_in::<true>(me, opp, out),
+        Division::True => half_inputs_in::<false, true>(me, opp, out),
+        Division::Reciprocal => half_inputs_in::<true, true>(me, opp, out),
     }
 }
 
-/// [`half_inputs`] compiled for one division (`RECIPROCAL`: multiplication
-/// by the constant's reciprocal), so each division is one instruction
-/// rather than both computed and one kept.
+/// Writes only the features of [`half_inputs`] that depend on more of the
+/// opponent's board than its rearmost chequer (PIPLOSS, P1, P2, MOBILITY,
+/// ENTER, ENTER2). The others are functions of `me` and of that chequer's
+/// point alone, so a block computed for the same `me` and an opponent
+/// whose rearmost chequer is on the same point already holds them.
+pub(crate) fn half_against(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: Division) {
+    match div {
+        Division::True => half_inputs_in::<false, false>(me, opp, out),
+        Division::Reciprocal => half_inputs_in::<true, false>(me, opp, out),
+    }
+}
+
+/// The opponent's rearmost chequer in `me`'s numbering (−1 = bar, 24 =
+/// none), from the opponent's occupied points.
+#[inline]
+fn rearmost_against(opp_occupied: u32) -> i32 {
+    23 - highest(opp_occupied)
+}
+
+/// [`half_inputs`] (with `OWN`) or [`half_against`] compiled for one
+/// division (`RECIPROCAL`: multiplication by the constant's reciprocal), so
+/// each division is one instruction rather than both computed and one kept.
 #[inline(always)]
-fn half_inputs_in<const RECIPROCAL: bool>(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32]) {
+fn half_inputs_in<const RECIPROCAL: bool, const OWN: bool>(
+    me: &[u8; 25],
+    opp: &[u8; 25],
+    out: &mut [f32],
+) {
     let div = if RECIPROCAL {
         Division::Reciprocal
     } else {
         Division::True
     };
-    let m = |i: usize| i32::from(me[i]);
     let (mine, theirs) = (masks(me), masks(opp));
-    let opp_back = highest(theirs.occupied);
-    // The opponent's rearmost chequer in my numbering (−1 = bar, 24 = none).
-    let n_opp_back = 23 - opp_back;
+    if OWN {
+        own_features(me, mine, rearmost_against(theirs.occupied), out, div);
+    }
 
+    let (np, n1, n2) = shots(me, mine, theirs);
+    out[PIPLOSS] = div.div(np as f32, 12.0 * 36.0);
+    out[P1] = div.div(n1 as f32, 36.0);
+    out[P2] = div.div(n2 as f32, 36.0);
+
+    let opp_made = theirs.made & 0x00FF_FFFF;
+    // Empty points add 0: no branch on them.
+    let mobility: u32 = (6..25)
+        .map(|i| (i as u32 - 5) * u32::from(me[i]) * escapes(opp_made, i as i32))
+        .sum();
+    out[MOBILITY] = div.div(mobility as f32, 3600.0);
+
+    out[ENTER] = if me[24] > 0 {
+        div.div(enter_loss(opp, me[24] > 1) as f32, 36.0 * (49.0f32 / 6.0))
+    } else {
+        0.0
+    };
+    let closed = (theirs.made & 0x3F).count_ones() as i32;
+    out[ENTER2] = div.div((36 - (closed - 6) * (closed - 6)) as f32, 36.0);
+}
+
+/// The features of `me` that depend on the opponent only through its
+/// rearmost chequer, `n_opp_back` in my numbering.
+#[inline(always)]
+fn own_features(me: &[u8; 25], mine: Masks, n_opp_back: i32, out: &mut [f32], div: Division) {
+    let m = |i: usize| i32::from(me[i]);
     let break_contact: i32 = ((n_opp_back + 1).max(0)..25)
         .map(|i| m(i as usize) * (i + 1 - n_opp_back))
         .sum();
     out[BREAK_CONTACT] = div.div(break_contact as f32, 15.0 + 152.0);
-
     let free_pip: i32 = (0..n_opp_back.max(0))
         .map(|i| (i + 1) * m(i as usize))
         .sum();
@@ -56,12 +103,7 @@ fn half_inputs_in<const RECIPROCAL: bool>(me: &[u8; 25], opp: &[u8; 25], out: &m
         None => 2.0,
     };
 
-    let (np, n1, n2) = shots(me, mine, theirs);
-    out[PIPLOSS] = div.div(np as f32, 12.0 * 36.0);
-    out[P1] = div.div(n1 as f32, 36.0);
-    out[P2] = div.div(n2 as f32, 36.0);
-
-    let (my_made, opp_made) = (mine.made & 0x00FF_FFFF, theirs.made & 0x00FF_FFFF);
+    let my_made = mine.made & 0x00FF_FFFF;
     out[BACKESCAPES] = div.div(escapes(my_made, 23 - n_opp_back) as f32, 36.0);
     out[BACKRESCAPES] = div.div(escapes1_made(my_made, 23 - n_opp_back) as f32, 36.0);
 
@@ -87,21 +129,7 @@ fn half_inputs_in<const RECIPROCAL: bool>(me: &[u8; 25], opp: &[u8; 25], out: &m
     out[CONTAIN] = c;
     out[CONTAIN2] = c * c;
 
-    // Empty points add 0: no branch on them.
-    let mobility: u32 = (6..25)
-        .map(|i| (i as u32 - 5) * u32::from(me[i]) * escapes(opp_made, i as i32))
-        .sum();
-    out[MOBILITY] = div.div(mobility as f32, 3600.0);
-
     out[MOMENT2] = div.div(moment2(me) as f32, 400.0);
-
-    out[ENTER] = if me[24] > 0 {
-        div.div(enter_loss(opp, me[24] > 1) as f32, 36.0 * (49.0f32 / 6.0))
-    } else {
-        0.0
-    };
-    let closed = (theirs.made & 0x3F).count_ones() as i32;
-    out[ENTER2] = div.div((36 - (closed - 6) * (closed - 6)) as f32, 36.0);
 
     // `w / (tot · 11)`; gnubg's fast-math build reassociates it to
     // `(w · (1/11)) / tot` (verified bit for bit; not

@@ -9,7 +9,7 @@ mod race;
 mod shots;
 
 pub use base::base_inputs;
-pub use contact::{contact_inputs, crashed_inputs};
+pub use contact::{contact_inputs, contact_inputs_after, crashed_inputs, crashed_inputs_after};
 pub use escapes::{escapes, escapes1};
 pub use race::race_inputs;
 
