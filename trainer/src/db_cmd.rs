@@ -125,9 +125,30 @@ enum DbCommand {
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
     },
-    /// Race targets without a full rollout, in place: exact from the
+    /// The candidate moves of each position for one roll (chosen by the
+    /// seed and the position), as positions with the opponent on roll: what
+    /// a pruning net ranks. Label them with `db label --eval`.
+    Candidates {
+        /// The database of positions.
+        db: PathBuf,
+        /// The database to write (unlabelled positions).
+        #[arg(short = 'o', long, value_name = "DB")]
+        output: PathBuf,
+        /// Classes to keep (comma-separated: contact, crashed, race).
+        #[arg(long, default_value = "contact,crashed,race", value_delimiter = ',')]
+        classes: Vec<String>,
+        /// Seed of the rolls.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Bearoff database (repeatable), to classify the positions.
+        #[arg(long, value_name = "FILE")]
+        bearoff: Vec<PathBuf>,
+    },
+    /// Targets in place without a full rollout: `--race`, exact from the
     /// one-sided bearoff database where both sides fit, else a one-sided
-    /// rollout (OSR) of each side, as gnubg-nn made its race targets.
+    /// rollout (OSR) of each side, as gnubg-nn made its race targets; or
+    /// `--eval`, the weights' own evaluation (to teach a pruning net or a
+    /// smaller net what a full net says).
     Label(LabelArgs),
     /// Cubeless rollouts of the database's positions, in place.
     Rollout {
@@ -173,21 +194,29 @@ enum DbCommand {
 
 /// `db label`.
 #[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("how").required(true).args(["race", "eval"])))]
 struct LabelArgs {
     /// The database (rewritten atomically at the end).
     db: PathBuf,
-    /// Label the race positions (the only kind so far; required).
-    #[arg(long, required = true)]
+    /// Label the race positions with one-sided targets.
+    #[arg(long)]
     race: bool,
-    /// One-sided rollout games per side outside the one-sided database.
+    /// Label every position with the weights' evaluation at --plies
+    /// (replacing any targets it had).
+    #[arg(long)]
+    eval: bool,
+    /// Plies of --eval's evaluation.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1))]
+    plies: u32,
+    #[command(flatten)]
+    evaluator: EvaluatorArgs,
+    /// One-sided rollout games per side outside the one-sided database
+    /// (--race).
     #[arg(long, default_value_t = 1296, value_parser = clap::value_parser!(u32).range(12..))]
     games: u32,
-    /// Seed of the dice.
+    /// Seed of the dice (--race).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// One-sided bearoff database (default: gnubg's installed one).
-    #[arg(long, value_name = "FILE")]
-    bearoff: Vec<PathBuf>,
     /// Worker threads (default: all cores); results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
@@ -309,6 +338,14 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             seed,
             ..
         } => generate(evaluator, *games, output, *threshold, classes, *seed),
+        DbCommand::Candidates {
+            db,
+            output,
+            classes,
+            seed,
+            bearoff,
+        } => candidates(db, output, classes, *seed, bearoff),
+        DbCommand::Label(l) if l.eval => label_eval(l),
         DbCommand::Label(l) => label(l),
         DbCommand::Rollout {
             db,
@@ -425,7 +462,8 @@ pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(Posit
 /// `db label --race`.
 fn label(args: &LabelArgs) -> Result<Outcome> {
     use rayon::prelude::*;
-    let bearoff = nets::BearoffDatabases::open(&trainer::defaults::bearoff(&args.bearoff))?;
+    let bearoff =
+        nets::BearoffDatabases::open(&trainer::defaults::bearoff(&args.evaluator.bearoff))?;
     let mut db = open(&args.db)?;
     let _lock = support::lock::OutputLock::acquire(&args.db)?;
     support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
@@ -492,6 +530,109 @@ fn label(args: &LabelArgs) -> Result<Outcome> {
         args.games,
         sum_se / races.len() as f64,
         args.db.display()
+    )?;
+    Ok(Outcome::Done)
+}
+
+/// `db label --eval`.
+fn label_eval(args: &LabelArgs) -> Result<Outcome> {
+    use rayon::prelude::*;
+    let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
+    let eval = args.evaluator.build()?;
+    let mut db = open(&args.db)?;
+    let _lock = support::lock::OutputLock::acquire(&args.db)?;
+    support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
+    if db.records.is_empty() {
+        bail!("{}: no positions to label", args.db.display());
+    }
+    let boards = db
+        .records
+        .iter()
+        .map(|r| board::Board::from_id_bytes(&r.key))
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("{}: a position key is not valid", args.db.display()))?;
+    let outputs: Vec<nets::Probabilities> = boards
+        .par_iter()
+        .map_init(
+            || eval.scratch(),
+            |s, b| eval.evaluate_plied(b, args.plies, false, s).outputs,
+        )
+        .collect();
+    for (r, p) in db.records.iter_mut().zip(&outputs) {
+        r.flags = trainer::posdb::HAS_TARGETS;
+        r.trials = 0;
+        r.targets = *p;
+        r.equity = board::cubeless_equity(p);
+        r.std_errors = [0.0; 5];
+        r.equity_std_error = 0.0;
+    }
+    db.rollout_settings = None;
+    save(&db, &args.db)?;
+    save_provenance(
+        &args.db,
+        serde_json::json!({
+            "label": "eval",
+            "plies": args.plies,
+            "weights": weights, "weights_md5": file_md5(&weights)?,
+        }),
+    )?;
+    support::outln!(
+        "trainer db label: {} positions labelled with the {}-ply evaluation of {}; wrote {}",
+        db.records.len(),
+        args.plies,
+        weights.display(),
+        args.db.display()
+    )?;
+    Ok(Outcome::Done)
+}
+
+/// `db candidates`.
+fn candidates(
+    input: &Path,
+    output: &Path,
+    classes: &[String],
+    seed: u64,
+    bearoff: &[PathBuf],
+) -> Result<Outcome> {
+    let classes = classes
+        .iter()
+        .map(|c| parse_class(c))
+        .collect::<Result<Vec<_>>>()?;
+    let bearoff = nets::BearoffDatabases::open(&trainer::defaults::bearoff(bearoff))?;
+    let db = open(input)?;
+    support::atomic::check_writable(output).map_err(io_context(output))?;
+    let boards = db
+        .records
+        .iter()
+        .map(|r| board::Board::from_id_bytes(&r.key))
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("{}: a position key is not valid", input.display()))?;
+    let records: Vec<Record> = trainer::candidates::candidates(&boards, seed)
+        .into_iter()
+        .filter_map(|b| {
+            let class = nets::classify(&b, &bearoff);
+            classes
+                .contains(&class)
+                .then(|| Record::new(b.id_bytes(), class))
+        })
+        .collect();
+    let out = PositionDb {
+        records,
+        rollout_settings: None,
+    };
+    save(&out, output)?;
+    save_provenance(
+        output,
+        serde_json::json!({
+            "candidates_of": input, "seed": seed,
+            "classes": classes.iter().map(|c| c.name()).collect::<Vec<_>>(),
+        }),
+    )?;
+    support::outln!(
+        "trainer db candidates: {} candidate positions of {} positions written to {}",
+        out.records.len(),
+        db.records.len(),
+        output.display()
     )?;
     Ok(Outcome::Done)
 }

@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod candidates;
 pub mod chart;
 pub mod curve;
 pub mod dat;

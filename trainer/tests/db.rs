@@ -911,23 +911,65 @@ fn training_gnubgs_race_net_on_labelled_races_leaves_its_held_out_error_no_worse
 }
 
 #[test]
-fn trained_pruning_nets_keep_the_1_ply_best_like_gnubgs() {
+fn trained_pruning_nets_keep_the_1_ply_best_in_95_percent_of_held_out_positions() {
     let dir = tempdir("bgkit-prune-check.");
-    let db = dir.path().join("races.db");
-    import_fixture("race_labelled_400.dat", &db);
+    let path = |name: &str| dir.path().join(name);
+    let bearoff = ["--bearoff", OS0, "--bearoff", TS0];
+    let run = |args: &[&str]| ok(&[args, &bearoff[..]].concat());
+    // Race positions from self-play, a tenth held out; the training set is
+    // the candidate moves of the rest, labelled by gnubg's 0-ply evaluation.
+    let (all, train, held, cands) = (
+        path("races.db"),
+        path("train.db"),
+        path("held.db"),
+        path("cands.db"),
+    );
+    run(&[
+        "db",
+        "generate",
+        "--games",
+        "3000",
+        "--threshold",
+        "0",
+        "--classes",
+        "race",
+        "--seed",
+        "11",
+        "-o",
+        s(&all),
+    ]);
+    ok(&[
+        "db",
+        "split",
+        s(&all),
+        "--holdout",
+        "0.1",
+        "--seed",
+        "1",
+        "-o",
+        s(&train),
+        "-o",
+        s(&held),
+    ]);
+    run(&[
+        "db",
+        "candidates",
+        s(&train),
+        "--classes",
+        "race",
+        "-o",
+        s(&cands),
+    ]);
+    run(&["db", "label", s(&cands), "--eval", "--weights", GNUBG_WD]);
     let rate = |w: &Path| -> (f64, u64) {
-        let out = ok(&[
+        let out = run(&[
             "bench",
             "--json",
             "--prune-check",
             "--db",
-            s(&db),
+            s(&held),
             "--weights",
             s(w),
-            "--bearoff",
-            OS0,
-            "--bearoff",
-            TS0,
         ]);
         let v: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
         let (n, k) = (
@@ -937,15 +979,14 @@ fn trained_pruning_nets_keep_the_1_ply_best_like_gnubgs() {
         (k as f64 / n as f64, n)
     };
     let (gnubg, n) = rate(Path::new(GNUBG_WD));
-    assert!(n >= 50, "only {n} positions where pruning applies");
     assert!(
-        gnubg >= 0.9,
-        "gnubg's race pruning net keeps the best in {gnubg}"
+        n >= 300,
+        "only {n} held-out positions where pruning applies"
     );
     // gnubg's weights with a random race pruning net prune badly ...
-    let new = dir.path().join("new.wd");
+    let new = path("new.wd");
     ok(&["new", "-o", s(&new), "--seed", "2"]);
-    let random = dir.path().join("random-prune.wd");
+    let random = path("random-prune.wd");
     ok(&[
         "weights",
         "splice",
@@ -959,16 +1000,14 @@ fn trained_pruning_nets_keep_the_1_ply_best_like_gnubgs() {
         s(&random),
     ]);
     let (before, _) = rate(&random);
-    assert!(before < gnubg - 0.1, "random {before}, gnubg {gnubg}");
-    // ... and `train --prune` on the labelled races teaches it. (300
-    // positions are too few to match gnubg's net; with 99,363 positions the
-    // trained net keeps the best in 95.0 % of held-out positions against
-    // gnubg's 95.5 %: docs/training.md.)
-    let trained = dir.path().join("trained-prune.wd");
+    // ... and `train --prune` on the labelled candidates teaches it to keep
+    // the best move in 95 % of the held-out positions (measured 96.0 %;
+    // gnubg's own race pruning net 97.4 % on the same positions).
+    let trained = path("trained-prune.wd");
     ok(&[
         "train",
         "--db",
-        s(&db),
+        s(&cands),
         "--class",
         "race",
         "--prune",
@@ -977,7 +1016,7 @@ fn trained_pruning_nets_keep_the_1_ply_best_like_gnubgs() {
         "-o",
         s(&trained),
         "--epochs",
-        "100",
+        "50",
         "--alpha-start",
         "5",
         "--alpha-low",
@@ -987,8 +1026,9 @@ fn trained_pruning_nets_keep_the_1_ply_best_like_gnubgs() {
         "-q",
     ]);
     let (after, _) = rate(&trained);
+    eprintln!("kept the best in {n} held-out positions: gnubg {gnubg:.4}, random {before:.4}, trained {after:.4}");
     assert!(
-        after >= 0.65 && after >= before + 0.15,
+        after >= 0.95 && before < 0.8,
         "random {before}, trained {after}, gnubg {gnubg}"
     );
 }

@@ -1,0 +1,70 @@
+//! The candidate moves of positions: for each position, every legal move of
+//! one roll, as a position with the opponent on roll. These are what a
+//! pruning net ranks (it sees the good moves and the bad), so a database of
+//! them, labelled by a full net's evaluation (`db label --eval`), teaches a
+//! pruning net to rank moves as the full net does.
+
+use board::{Board, MoveList};
+use std::collections::HashSet;
+
+/// The roll whose moves are taken for `board`: one of the 36, from the
+/// position's key and `seed`, so a position always gets the same roll for
+/// a seed whatever else is in the database.
+pub fn roll_for(board: &Board, seed: u64) -> (u8, u8) {
+    let mut h = board
+        .id_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    // SplitMix64's finalizer, to mix the seed into every bit.
+    h ^= seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^= h >> 31;
+    let r = (h % 36) as u8;
+    let (a, b) = (r / 6 + 1, r % 6 + 1);
+    (a.max(b), a.min(b))
+}
+
+/// The candidates of every position of `boards` (each `sides[1]` on roll)
+/// for its [`roll_for`]: the positions after each legal move, swapped so the
+/// opponent is on roll, each once, in order of first appearance. A position
+/// with no legal move has none.
+pub fn candidates(boards: &[Board], seed: u64) -> Vec<Board> {
+    let mut list = MoveList::new();
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for board in boards {
+        let (d0, d1) = roll_for(board, seed);
+        for after in list.generate(board, d0, d1) {
+            let next = after.swapped();
+            if seen.insert(next.id_bytes()) {
+                out.push(next);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_are_the_moves_of_each_positions_roll_once_each() {
+        let start = Board::starting();
+        let (d0, d1) = roll_for(&start, 3);
+        assert!(d0 >= d1 && (1..=6).contains(&d1));
+        let moves = MoveList::new().generate(&start, d0, d1).to_vec();
+        let got = candidates(&[start, start], 3);
+        assert_eq!(got.len(), moves.len());
+        for (c, m) in got.iter().zip(&moves) {
+            assert_eq!(*c, m.swapped());
+        }
+        // Another seed picks its roll independently: over many seeds, more
+        // than one roll.
+        let rolls: HashSet<_> = (0..50).map(|s| roll_for(&start, s)).collect();
+        assert!(rolls.len() > 5);
+    }
+}
