@@ -217,6 +217,11 @@ struct LabelArgs {
     /// Seed of the dice (--race).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Label only the race positions whose two sides both lie within the
+    /// one-sided database (exact targets); leave the others as they are
+    /// (--race).
+    #[arg(long, requires = "race")]
+    exact_only: bool,
     /// Worker threads (default: all cores); results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
@@ -474,9 +479,15 @@ fn label(args: &LabelArgs) -> Result<Outcome> {
         .enumerate()
         .filter_map(|(i, r)| Some((i, board::Board::from_id_bytes(&r.key).ok()?)))
         .filter(|(_, b)| trainer::race_label::is_race(b))
+        .filter(|(_, b)| !args.exact_only || trainer::race_label::is_exact(&bearoff, b))
         .collect();
     if races.is_empty() {
-        bail!("{}: no race positions to label", args.db.display());
+        let which = if args.exact_only {
+            "race positions within the one-sided database"
+        } else {
+            "race positions"
+        };
+        bail!("{}: no {which} to label", args.db.display());
     }
     let bar = std::sync::Mutex::new(Progress::new(
         "trainer db label",
@@ -517,6 +528,7 @@ fn label(args: &LabelArgs) -> Result<Outcome> {
         &args.db,
         serde_json::json!({
             "label": "race",
+            "exact_only": args.exact_only,
             "games": args.games,
             "seed": args.seed,
             "bearoff": bearoff.paths(),

@@ -256,6 +256,13 @@ fn side_batches(
         .collect())
 }
 
+/// True if both sides of `board` lie within `bearoff`'s one-sided
+/// database, so that [`label`] gives exact targets with no rollout.
+pub fn is_exact(bearoff: &BearoffDatabases, board: &Board) -> bool {
+    let points = bearoff.one_sided_points();
+    board.sides.iter().all(|side| within(side, points))
+}
+
 /// True if every chequer lies on points below `points`.
 fn within(side: &[u8; 25], points: usize) -> bool {
     side[points..].iter().all(|&c| c == 0)
