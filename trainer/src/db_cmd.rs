@@ -13,7 +13,9 @@ use trainer::dat;
 use trainer::evaluator_args::EvaluatorArgs;
 use trainer::posdb::{class_code, class_from_code, position_id, PositionDb, Record, HAS_TARGETS};
 use trainer::rollout::RolloutSettings;
-use trainer::rollout_job::{journal_path, rollout_db, JobOptions, Shard};
+use trainer::rollout_job::{
+    finish, journal_path, journaled, rollout_db, JobOptions, Journal, Shard,
+};
 
 /// Arguments of `trainer db`.
 #[derive(Args, Debug)]
@@ -217,6 +219,12 @@ struct LabelArgs {
     /// Seed of the dice (--race).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Continue an interrupted --race labelling from DB.journal.
+    #[arg(long, requires = "race")]
+    resume: bool,
+    /// Positions labelled between journal syncs.
+    #[arg(long, default_value_t = 64, hide = true)]
+    chunk: usize,
     /// Label only the race positions whose two sides both lie within the
     /// one-sided database (exact targets); leave the others as they are
     /// (--race).
@@ -351,7 +359,7 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             bearoff,
         } => candidates(db, output, classes, *seed, bearoff),
         DbCommand::Label(l) if l.eval => label_eval(l),
-        DbCommand::Label(l) => label(l),
+        DbCommand::Label(l) => label(l, &stop),
         DbCommand::Rollout {
             db,
             evaluator,
@@ -464,24 +472,25 @@ pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(Posit
     Ok((db, duplicates))
 }
 
-/// `db label --race`.
-fn label(args: &LabelArgs) -> Result<Outcome> {
-    use rayon::prelude::*;
-    let bearoff =
-        nets::BearoffDatabases::open(&trainer::defaults::bearoff(&args.evaluator.bearoff))?;
+/// `db label --race`: journaled like a rollout, so kill -9 loses no
+/// finished position and `--resume` continues.
+fn label(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
+    let bearoff_files = trainer::defaults::bearoff(&args.evaluator.bearoff);
+    let bearoff = nets::BearoffDatabases::open(&bearoff_files)?;
     let mut db = open(&args.db)?;
     let _lock = support::lock::OutputLock::acquire(&args.db)?;
     support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
-    // (record index, position) of the races.
-    let races: Vec<(usize, board::Board)> = db
+    // The races to label.
+    let todo: Vec<usize> = db
         .records
         .iter()
         .enumerate()
         .filter_map(|(i, r)| Some((i, board::Board::from_id_bytes(&r.key).ok()?)))
         .filter(|(_, b)| trainer::race_label::is_race(b))
         .filter(|(_, b)| !args.exact_only || trainer::race_label::is_exact(&bearoff, b))
+        .map(|(i, _)| i)
         .collect();
-    if races.is_empty() {
+    if todo.is_empty() {
         let which = if args.exact_only {
             "race positions within the one-sided database"
         } else {
@@ -489,58 +498,80 @@ fn label(args: &LabelArgs) -> Result<Outcome> {
         };
         bail!("{}: no {which} to label", args.db.display());
     }
-    let bar = std::sync::Mutex::new(Progress::new(
-        "trainer db label",
-        "positions",
-        races.len() as u64,
-        args.quiet,
-    ));
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let labels: Vec<trainer::race_label::RaceLabel> = races
-        .par_iter()
-        .map(|(_, board)| {
-            let l = trainer::race_label::label(&bearoff, board, args.games, args.seed);
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Ok(mut b) = bar.try_lock() {
-                b.update(n);
-            }
-            l
+    let settings = serde_json::json!({
+        "label": "race",
+        "exact_only": args.exact_only,
+        "games": args.games,
+        "seed": args.seed,
+        "bearoff": bearoff.paths(),
+        "bearoff_md5": bearoff_files.iter().map(|p| file_md5(p)).collect::<Result<Vec<_>>>()?,
+    });
+    let fingerprint = databases::published::md5_hex(settings.to_string().as_bytes())?;
+    let work = |i: usize, r: &Record| -> Result<Record, trainer::posdb::DbError> {
+        let board = board::Board::from_id_bytes(&r.key).map_err(|e| {
+            trainer::posdb::DbError::Corrupt(format!("record {i} is not a position ({e})"))
+        })?;
+        let l = trainer::race_label::label(&bearoff, &board, args.games, args.seed)
+            .map_err(|e| trainer::posdb::DbError::Corrupt(format!("record {i}: {e}")))?;
+        Ok(Record {
+            flags: trainer::posdb::HAS_TARGETS,
+            trials: l.games,
+            targets: l.targets,
+            equity: l.equity,
+            std_errors: l.std_errors,
+            equity_std_error: l.equity_std_error,
+            ..*r
         })
-        .collect::<Result<_, _>>()?;
-    bar.into_inner().expect("no thread panicked").finish();
-    let (mut exact, mut sum_se) = (0usize, 0f64);
-    for ((i, _), l) in races.iter().zip(&labels) {
-        let r = &mut db.records[*i];
-        r.flags = trainer::posdb::HAS_TARGETS;
-        r.trials = l.games;
-        r.targets = l.targets;
-        r.equity = l.equity;
-        r.std_errors = l.std_errors;
-        r.equity_std_error = l.equity_std_error;
-        exact += usize::from(l.games == 0);
-        sum_se += f64::from(l.equity_std_error);
-    }
+    };
+    let total = todo.len();
+    let indices = todo.clone();
+    let mut bar = Progress::new("trainer db label", "positions", total as u64, args.quiet);
+    let ran = journaled(
+        &args.db,
+        &mut db,
+        &fingerprint,
+        todo,
+        Journal {
+            resume: args.resume,
+            chunk: args.chunk,
+        },
+        &work,
+        &mut |done| bar.update(done as u64),
+        &|| stop.load(Ordering::SeqCst),
+    )
+    .with_context(|| format!("{}", args.db.display()))?;
+    bar.finish();
+    let Some((resumed, _)) = ran else {
+        support::note!(
+            "trainer db label: stopped; finished positions are in {} (continue with --resume)",
+            journal_path(&args.db).display()
+        );
+        return Ok(Outcome::Interrupted);
+    };
     if !db.records.iter().any(|r| r.rolled_out()) {
         db.rollout_settings = None;
     }
-    save(&db, &args.db)?;
-    save_provenance(
-        &args.db,
-        serde_json::json!({
-            "label": "race",
-            "exact_only": args.exact_only,
-            "games": args.games,
-            "seed": args.seed,
-            "bearoff": bearoff.paths(),
-        }),
-    )?;
+    finish(&args.db, &db).with_context(|| format!("{}", args.db.display()))?;
+    save_provenance(&args.db, settings)?;
+    let labelled = indices.iter().map(|&i| &db.records[i]);
+    let (exact, sum_se) = labelled.fold((0usize, 0f64), |(e, s), r| {
+        (
+            e + usize::from(r.trials == 0),
+            s + f64::from(r.equity_std_error),
+        )
+    });
     support::outln!(
-        "trainer db label: {} race positions labelled ({} exact, {} by one-sided rollouts of {} games a side); mean equity standard error {:.4}; wrote {}",
-        races.len(),
+        "trainer db label: {} race positions labelled ({} exact, {} by one-sided rollouts of {} games a side{}); mean equity standard error {:.4}; wrote {}",
+        total,
         exact,
-        races.len() - exact,
+        total - exact,
         args.games,
-        sum_se / races.len() as f64,
+        if resumed > 0 {
+            format!("; {resumed} from the journal")
+        } else {
+            String::new()
+        },
+        sum_se / total as f64,
         args.db.display()
     )?;
     Ok(Outcome::Done)

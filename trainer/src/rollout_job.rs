@@ -1,5 +1,5 @@
-//! Rolling out a position database in place, resumably and in shards
-//! (docs/trainer.md#rollouts).
+//! Jobs that compute a position database's records in place, resumably:
+//! rollouts (also in shards, docs/trainer.md#rollouts) and race labels.
 //!
 //! Finished positions are appended to `DB.journal` (the settings'
 //! fingerprint first, then one checksummed 76-byte entry per position:
@@ -53,7 +53,7 @@ impl Shard {
     }
 }
 
-/// Why a rollout job failed.
+/// Why a journaled job failed.
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
     /// The database.
@@ -150,11 +150,6 @@ pub fn rollout_db(
     } = options;
     let mut db = PositionDb::open(path)?;
     let fingerprint = settings.fingerprint();
-    let journal = journal_path(path);
-    let jerr = |why: String| JobError::Journal {
-        path: journal.clone(),
-        why,
-    };
     if let Some(s) = &db.rollout_settings {
         if *s != fingerprint && db.records.iter().any(Record::rolled_out) {
             return Err(JobError::Db(DbError::Conflict(format!(
@@ -164,9 +159,95 @@ pub fn rollout_db(
             ))));
         }
     }
+    let same_settings = db.rollout_settings.as_deref() == Some(fingerprint.as_str());
     let mut summary = JobSummary::default();
+    let mut todo = Vec::new();
+    for (i, r) in db.records.iter().enumerate() {
+        if !shard.contains(i) {
+            continue;
+        }
+        summary.in_shard += 1;
+        if same_settings && r.rolled_out() && r.trials == settings.trials {
+            summary.kept += 1;
+            continue;
+        }
+        todo.push(i);
+    }
+    let kept = summary.kept;
+    let total = summary.in_shard;
+    let work = |i: usize, r: &Record| -> Result<Record, DbError> {
+        let board = board::Board::from_id_bytes(&r.key)
+            .map_err(|e| DbError::Corrupt(format!("record {i} is not a position ({e})")))?;
+        let out = rollout(eval, &board, settings);
+        Ok(Record {
+            flags: HAS_TARGETS | ROLLED_OUT,
+            trials: out.trials,
+            targets: out.mean,
+            equity: out.equity,
+            std_errors: out.std_error,
+            equity_std_error: out.equity_std_error,
+            ..*r
+        })
+    };
+    let ran = journaled(
+        path,
+        &mut db,
+        &fingerprint,
+        todo,
+        Journal { resume, chunk },
+        &work,
+        &mut |done| progress(kept + done, total),
+        stop,
+    )?;
+    let Some((resumed, rolled)) = ran else {
+        return Ok(None);
+    };
+    summary.resumed = resumed;
+    summary.rolled = rolled;
+    db.rollout_settings = Some(fingerprint);
+    finish(path, &db)?;
+    Ok(Some(summary))
+}
+
+/// How a journaled job runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Journal {
+    /// Continue from the journal.
+    pub resume: bool,
+    /// Positions between journal syncs.
+    pub chunk: usize,
+}
+
+/// Computes `work(i, record)` for every index `i` of `todo` (in order,
+/// each chunk of positions in parallel) into `db`, the database at `path`,
+/// journaling the results under `fingerprint` (32 characters: the job's
+/// settings) as described in the module documentation. With `resume`, the
+/// positions of the journal are read back and not computed again.
+/// `progress(done)` gets the positions finished so far (read back or
+/// computed); `stop()` ends the run after a chunk (the journal keeps the
+/// work; returns `None`). Returns (positions read back, positions
+/// computed); the caller then saves `db` with [`finish`].
+#[allow(clippy::too_many_arguments)]
+pub fn journaled(
+    path: &Path,
+    db: &mut PositionDb,
+    fingerprint: &str,
+    todo: Vec<usize>,
+    how: Journal,
+    work: &(dyn Fn(usize, &Record) -> Result<Record, DbError> + Sync),
+    progress: &mut dyn FnMut(usize),
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<(usize, usize)>, JobError> {
+    use rayon::prelude::*;
+    assert_eq!(fingerprint.len(), 32, "a fingerprint has 32 characters");
+    let journal = journal_path(path);
+    let jerr = |why: String| JobError::Journal {
+        path: journal.clone(),
+        why,
+    };
     let mut done = vec![false; db.records.len()];
-    let mut file = if resume {
+    let mut resumed = 0;
+    let mut file = if how.resume {
         let mut f = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -176,13 +257,13 @@ pub fn rollout_db(
         f.read_to_end(&mut bytes).map_err(|e| jerr(e.to_string()))?;
         let head_len = JOURNAL_MAGIC.len() + 33;
         if bytes.len() < head_len || !bytes.starts_with(JOURNAL_MAGIC) {
-            return Err(jerr("not a rollout journal".into()));
+            return Err(jerr("not a bgkit journal".into()));
         }
         let head = &bytes[JOURNAL_MAGIC.len()..head_len];
         if &head[..32] != fingerprint.as_bytes() || head[32] != b'\n' {
             return Err(jerr(format!(
                 "it was written with other settings (fingerprint {}, now {fingerprint}): \
-                 resume with the same --trials, --plies, --seed, truncation and weights",
+                 resume with the same settings and weights",
                 String::from_utf8_lossy(&head[..32])
             )));
         }
@@ -191,7 +272,7 @@ pub fn rollout_db(
             db.records[i] = r;
             if !done[i] {
                 done[i] = true;
-                summary.resumed += 1;
+                resumed += 1;
             }
         }
         // Drop a torn tail so new entries follow complete ones.
@@ -203,7 +284,7 @@ pub fn rollout_db(
     } else {
         if journal.exists() {
             return Err(jerr(
-                "exists: continue that rollout with --resume, or remove it to start again".into(),
+                "exists: continue that job with --resume, or remove it to start again".into(),
             ));
         }
         let mut f = std::fs::OpenOptions::new()
@@ -218,46 +299,18 @@ pub fn rollout_db(
         f.sync_all().map_err(|e| jerr(e.to_string()))?;
         f
     };
-    let same_settings = db.rollout_settings.as_deref() == Some(fingerprint.as_str());
-    let mut todo = Vec::new();
-    for (i, r) in db.records.iter().enumerate() {
-        if !shard.contains(i) {
-            continue;
-        }
-        summary.in_shard += 1;
-        if done[i] {
-            continue;
-        }
-        if same_settings && r.rolled_out() && r.trials == settings.trials {
-            summary.kept += 1;
-            continue;
-        }
-        todo.push(i);
-    }
-    let total = summary.in_shard;
-    let mut finished = summary.resumed + summary.kept;
-    progress(finished, total);
-    for part in todo.chunks(chunk.max(1)) {
+    let todo: Vec<usize> = todo.into_iter().filter(|&i| !done[i]).collect();
+    let mut finished = resumed;
+    progress(finished);
+    let mut computed = 0;
+    for part in todo.chunks(how.chunk.max(1)) {
         if stop() {
             return Ok(None);
         }
+        let records = &db.records;
         let results: Vec<Record> = part
-            .iter()
-            .map(|&i| {
-                let r = db.records[i];
-                let board = board::Board::from_id_bytes(&r.key)
-                    .map_err(|e| DbError::Corrupt(format!("record {i} is not a position ({e})")))?;
-                let out = rollout(eval, &board, settings);
-                Ok(Record {
-                    flags: HAS_TARGETS | ROLLED_OUT,
-                    trials: out.trials,
-                    targets: out.mean,
-                    equity: out.equity,
-                    std_errors: out.std_error,
-                    equity_std_error: out.equity_std_error,
-                    ..r
-                })
-            })
+            .par_iter()
+            .map(|&i| work(i, &records[i]))
             .collect::<Result<_, DbError>>()?;
         let mut bytes = Vec::with_capacity(part.len() * ENTRY_LEN);
         for (&i, r) in part.iter().zip(&results) {
@@ -266,15 +319,22 @@ pub fn rollout_db(
         }
         file.write_all(&bytes).map_err(|e| jerr(e.to_string()))?;
         file.sync_data().map_err(|e| jerr(e.to_string()))?;
-        summary.rolled += part.len();
+        computed += part.len();
         finished += part.len();
-        progress(finished, total);
+        progress(finished);
     }
-    db.rollout_settings = Some(fingerprint);
+    Ok(Some((resumed, computed)))
+}
+
+/// Saves `db` at `path` (atomically) and removes the journal of a job
+/// that [`journaled`] ran to the end.
+pub fn finish(path: &Path, db: &PositionDb) -> Result<(), JobError> {
     db.save(path)?;
-    drop(file);
-    std::fs::remove_file(&journal).map_err(|e| jerr(e.to_string()))?;
-    Ok(Some(summary))
+    let journal = journal_path(path);
+    std::fs::remove_file(&journal).map_err(|e| JobError::Journal {
+        path: journal.clone(),
+        why: e.to_string(),
+    })
 }
 
 #[cfg(test)]

@@ -327,6 +327,87 @@ fn kill_9_during_rollout_then_resume_is_identical() {
 }
 
 #[test]
+fn kill_9_during_race_labelling_then_resume_is_identical() {
+    let dir = tempdir("bgkit-db.");
+    let (whole, cut) = (dir.path().join("whole.db"), dir.path().join("cut.db"));
+    let mut gen = vec![
+        "db",
+        "generate",
+        "--games",
+        "60",
+        "--threshold",
+        "0",
+        "--classes",
+        "race",
+        "--seed",
+        "3",
+        "-o",
+        s(&whole),
+    ];
+    gen.extend(evaluator());
+    ok(&gen);
+    std::fs::copy(&whole, &cut).unwrap();
+    let settings = ["--race", "--games", "144", "--seed", "2", "-q"];
+    let mut args = vec!["db", "label", s(&whole)];
+    args.extend(settings);
+    ok(&args);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["db", "label", s(&cut), "--chunk", "2"])
+        .args(settings);
+    let run_ = Running::start(cmd);
+    let journal = dir.path().join("cut.db.journal");
+    let header = "bgkit rollout journal 1\n".len() + 33;
+    wait_until(
+        Duration::from_secs(120),
+        "the journal holds positions",
+        || std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize > header + 4 * 76),
+    );
+    Command::new("kill")
+        .args(["-9", &run_.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = run_.finish(Duration::from_secs(30));
+    assert!(
+        !out.status.success(),
+        "finished before the kill\n{}",
+        describe(&out)
+    );
+    let mut again = vec!["db", "label", s(&cut), "--resume"];
+    again.extend(settings);
+    let report = ok(&again);
+    assert!(
+        report.contains("from the journal"),
+        "nothing was resumed: {report}"
+    );
+    assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
+    assert!(!journal.exists(), "journal removed at the end");
+    // A journal of other settings is refused, the database left as it was.
+    std::fs::copy(&whole, &cut).unwrap();
+    std::fs::write(
+        &journal,
+        b"bgkit rollout journal 1\n0123456789abcdef0123456789abcdef\n",
+    )
+    .unwrap();
+    let before = std::fs::read(&cut).unwrap();
+    let other = [
+        "db",
+        "label",
+        s(&cut),
+        "--resume",
+        "--race",
+        "--seed",
+        "9",
+        "-q",
+    ];
+    assert_one_line_failure(BIN, "trainer", &other, "other settings");
+    assert_eq!(
+        before,
+        std::fs::read(&cut).unwrap(),
+        "the database unchanged"
+    );
+}
+
+#[test]
 fn generate_keeps_unique_positions_over_the_threshold() {
     let dir = tempdir("bgkit-db.");
     let db = dir.path().join("gen.db");
