@@ -15,6 +15,10 @@ pub enum Simd {
     /// The widest level this CPU has.
     #[default]
     Auto,
+    /// AVX-512F (x86-64 CPUs that have it and AVX2): the batched hidden
+    /// sums of a roll's candidates ([`crate::forward_batch`]) in 16-float
+    /// registers; everything else as [`Simd::Avx2`].
+    Avx512,
     /// AVX2 (x86-64 CPUs that have it).
     Avx2,
     /// SSE2, the x86-64 baseline: the vector code the compiler generates
@@ -32,12 +36,13 @@ impl Simd {
             Simd::Auto | Simd::Portable => true,
             Simd::Sse2 => cfg!(target_arch = "x86_64"),
             Simd::Avx2 => has_avx2(),
+            Simd::Avx512 => has_avx2() && has_avx512(),
         }
     }
 
     /// The levels this CPU can run, `Auto` excluded.
     pub fn available() -> Vec<Simd> {
-        [Simd::Avx2, Simd::Sse2, Simd::Portable]
+        [Simd::Avx512, Simd::Avx2, Simd::Sse2, Simd::Portable]
             .into_iter()
             .filter(|s| s.is_available())
             .collect()
@@ -49,13 +54,35 @@ impl Simd {
         self.avx2()
     }
 
+    /// Whether this level uses AVX-512F (for the batched hidden sums).
+    #[inline]
+    pub(crate) fn uses_avx512(self) -> bool {
+        match self {
+            Simd::Auto => has_avx2() && has_avx512(),
+            Simd::Avx512 => true,
+            Simd::Avx2 | Simd::Sse2 | Simd::Portable => false,
+        }
+    }
+
     #[inline]
     fn avx2(self) -> bool {
         match self {
             Simd::Auto => has_avx2(),
-            Simd::Avx2 => true,
+            Simd::Avx2 | Simd::Avx512 => true,
             Simd::Sse2 | Simd::Portable => false,
         }
+    }
+}
+
+#[inline]
+fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 

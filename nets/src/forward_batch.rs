@@ -96,7 +96,7 @@ pub fn batch_available(simd: Simd) -> bool {
 fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: Simd) {
     assert!(batch_available(simd), "the batch needs AVX2");
     #[cfg(target_arch = "x86_64")]
-    avx2::accumulate_batch(net, xs, count, hs);
+    avx2::accumulate_batch(net, xs, count, hs, simd.uses_avx512());
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (net, xs, count, hs);
 }
@@ -114,11 +114,17 @@ mod avx2 {
     };
 
     #[allow(unsafe_code)]
-    pub(super) fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32]) {
+    pub(super) fn accumulate_batch(
+        net: &Net,
+        xs: &[f32],
+        count: usize,
+        hs: &mut [f32],
+        wide: bool,
+    ) {
         // SAFETY: `accumulate_batch` asserted `batch_available`, i.e. that
         // this CPU has AVX2 (checked at run time), the only requirement of
-        // the `target_feature` function.
-        unsafe { accumulate_batch_avx2(net, xs, count, hs) }
+        // the `target_feature` function; `wide` only where it has AVX-512F.
+        unsafe { accumulate_batch_avx2(net, xs, count, hs, wide) }
     }
 
     #[allow(unsafe_code)]
@@ -155,7 +161,13 @@ mod avx2 {
 
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn accumulate_batch_avx2(net: &Net, xs: &[f32], count: usize, hs: &mut [f32]) {
+    unsafe fn accumulate_batch_avx2(
+        net: &Net,
+        xs: &[f32],
+        count: usize,
+        hs: &mut [f32],
+        wide: bool,
+    ) {
         let n_in = net.inputs();
         let padded = net.padded_hidden();
         let mut union_rows = [0u16; crate::inputs::MAX_INPUTS];
@@ -172,6 +184,18 @@ mod avx2 {
             let len = union_of_nonzero(group, n_in, g, &mut union_rows);
             let union = &union_rows[..len];
             let out = &mut hs[start * padded..(start + g) * padded];
+            if wide {
+                // SAFETY: `wide` is `simd.uses_avx512()`, true only where
+                // the CPU has AVX-512F (checked at run time).
+                match g {
+                    4 => group_sums_512::<4>(net, group, union, &mut xt, out),
+                    3 => group_sums_512::<3>(net, group, union, &mut xt, out),
+                    2 => group_sums_512::<2>(net, group, union, &mut xt, out),
+                    _ => group_sums_512::<1>(net, group, union, &mut xt, out),
+                }
+                start += g;
+                continue;
+            }
             match g {
                 4 => group_sums::<4>(net, group, union, &mut xt, out),
                 3 => group_sums::<3>(net, group, union, &mut xt, out),
@@ -274,6 +298,59 @@ mod avx2 {
                 let dst = &mut out[at..at + BLOCK_UNITS];
                 _mm256_storeu_ps(dst.as_mut_ptr(), a[0]);
                 _mm256_storeu_ps(dst[8..].as_mut_ptr(), a[1]);
+            }
+        }
+    }
+
+    /// [`group_sums`] with AVX-512F: a block's 16 sums of a vector in one
+    /// register, the same multiply and add per unit (the same bits).
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn group_sums_512<const G: usize>(
+        net: &Net,
+        group: &[f32],
+        union: &[u16],
+        xt: &mut [f32],
+        out: &mut [f32],
+    ) {
+        use std::arch::x86_64::*;
+        let n_in = net.inputs();
+        let padded = net.padded_hidden();
+        let blocked = net.blocked_hidden_weights();
+        let thresholds = net.hidden_thresholds();
+        assert!(group.len() == G * n_in && out.len() == G * padded);
+        assert!(union.iter().all(|&r| usize::from(r) < n_in));
+        let xt = &mut xt[..union.len() * G];
+        for (k, &r) in union.iter().enumerate() {
+            for c in 0..G {
+                xt[k * G + c] = group[c * n_in + usize::from(r)];
+            }
+        }
+        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
+        for b in 0..padded / BLOCK_UNITS {
+            let mut bias = [0f32; BLOCK_UNITS];
+            for (u, v) in bias.iter_mut().enumerate() {
+                *v = thresholds.get(b * BLOCK_UNITS + u).copied().unwrap_or(0.0);
+            }
+            // SAFETY (every load and store below): as in `group_sums`:
+            // `bias` and each `out` slice hold 16 floats, every union row's
+            // 16 weights lie inside `blocked` (asserted lengths, rows below
+            // `n_in`), `xt` holds `G` floats per union row; unaligned forms.
+            let init = _mm512_loadu_ps(bias.as_ptr());
+            let mut acc: [__m512; G] = [init; G];
+            let rows = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
+            let mut x = xt.as_ptr();
+            for &r in union {
+                let w = _mm512_loadu_ps(rows.add(usize::from(r) * BLOCK_UNITS));
+                for (c, a) in acc.iter_mut().enumerate() {
+                    let xc = _mm512_set1_ps(*x.add(c));
+                    *a = _mm512_add_ps(*a, _mm512_mul_ps(w, xc));
+                }
+                x = x.add(G);
+            }
+            for (c, a) in acc.iter().enumerate() {
+                let at = c * padded + b * BLOCK_UNITS;
+                _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a);
             }
         }
     }

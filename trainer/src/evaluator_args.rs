@@ -45,6 +45,8 @@ pub enum SimdLevel {
     /// The widest this CPU has.
     #[default]
     Auto,
+    /// AVX-512F for a roll's batched candidates, else AVX2.
+    Avx512,
     /// AVX2.
     Avx2,
     /// SSE2, the x86-64 baseline.
@@ -57,6 +59,7 @@ impl From<SimdLevel> for Simd {
     fn from(level: SimdLevel) -> Simd {
         match level {
             SimdLevel::Auto => Simd::Auto,
+            SimdLevel::Avx512 => Simd::Avx512,
             SimdLevel::Avx2 => Simd::Avx2,
             SimdLevel::Sse2 => Simd::Sse2,
             SimdLevel::Portable => Simd::Portable,
