@@ -110,7 +110,8 @@ mod avx2 {
     use super::{Net, BLOCK_UNITS, GROUP};
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
-        _mm256_movemask_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps, _CMP_NEQ_UQ,
+        _mm256_movemask_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm_add_epi16,
+        _mm_loadu_si128, _mm_set1_epi16, _mm_storeu_si128, _CMP_NEQ_UQ,
     };
 
     #[allow(unsafe_code)]
@@ -170,13 +171,13 @@ mod avx2 {
     ) {
         let n_in = net.inputs();
         let padded = net.padded_hidden();
-        let mut union_rows = [0u16; crate::inputs::MAX_INPUTS];
+        let mut union_rows = [0u16; crate::inputs::MAX_INPUTS + 8];
         assert!(
             n_in <= union_rows.len(),
             "gnubg's nets have at most 250 inputs"
         );
-        // Scratch for `group_sums`, zeroed once per call.
-        let mut xt = [0f32; GROUP * crate::inputs::MAX_INPUTS];
+        // Scratch for `group_sums`, which writes what it reads.
+        let mut xt = [std::mem::MaybeUninit::<f32>::uninit(); GROUP * crate::inputs::MAX_INPUTS];
         let mut start = 0;
         while start < count {
             let g = (count - start).min(GROUP);
@@ -206,30 +207,60 @@ mod avx2 {
         }
     }
 
+    /// For each 8-bit mask, the positions of its set bits, lowest first
+    /// (the rest 0): eight inputs' indices are written with one store.
+    static SET_BITS: [[u16; 8]; 256] = set_bits();
+
+    const fn set_bits() -> [[u16; 8]; 256] {
+        let mut t = [[0u16; 8]; 256];
+        let mut m = 0;
+        while m < 256 {
+            let (mut k, mut b) = (0, 0);
+            while b < 8 {
+                if m >> b & 1 == 1 {
+                    t[m][k] = b as u16;
+                    k += 1;
+                }
+                b += 1;
+            }
+            m += 1;
+        }
+        t
+    }
+
     /// Writes to `rows` the indices, in order, of the inputs that are not
     /// zero in at least one of the `g` vectors of `n_in` inputs in `group`,
     /// and returns how many there are. Eight inputs at a time: a compare and
-    /// a move-mask per vector, then one index per set bit.
+    /// a move-mask per vector, then the indices of the mask's set bits from
+    /// [`SET_BITS`] in one 16-byte store (no branch per index). `rows` needs
+    /// room for 8 entries past the last index written.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn union_of_nonzero(group: &[f32], n_in: usize, g: usize, rows: &mut [u16]) -> usize {
+        assert!(group.len() >= g * n_in && rows.len() >= n_in + 8);
         let zero = _mm256_setzero_ps();
         let mut len = 0;
         let mut r = 0;
+        let base = group.as_ptr();
         while r + 8 <= n_in {
             let mut bits = 0u32;
             for c in 0..g {
-                let lane = &group[c * n_in + r..c * n_in + r + 8];
-                // SAFETY: `lane` holds the 8 floats loaded (unaligned form).
-                let v = _mm256_loadu_ps(lane.as_ptr());
+                // SAFETY: the 8 floats at `c·n_in + r` lie inside `group`
+                // (`r + 8 ≤ n_in`, `c < g`, asserted length); unaligned load.
+                let v = _mm256_loadu_ps(base.add(c * n_in + r));
                 // Unordered not-equal: NaN counts as non-zero, as `!= 0.0`.
                 bits |= _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero)) as u32;
             }
-            while bits != 0 {
-                rows[len] = (r + bits.trailing_zeros() as usize) as u16;
-                len += 1;
-                bits &= bits - 1;
-            }
+            let at = _mm_add_epi16(
+                // SAFETY: an entry of SET_BITS is 16 readable bytes.
+                _mm_loadu_si128(SET_BITS[bits as usize].as_ptr().cast()),
+                _mm_set1_epi16(r as i16),
+            );
+            // SAFETY: `len ≤ r` (at most one index per input so far) and
+            // `r + 8 ≤ n_in`, so the 8 entries at `len` lie inside `rows`
+            // (asserted `n_in + 8` long); unaligned store.
+            _mm_storeu_si128(rows.as_mut_ptr().add(len).cast(), at);
+            len += bits.count_ones() as usize;
             r += 8;
         }
         for r in r..n_in {
@@ -250,7 +281,7 @@ mod avx2 {
         net: &Net,
         group: &[f32],
         union: &[u16],
-        xt: &mut [f32],
+        xt: &mut [std::mem::MaybeUninit<f32>],
         out: &mut [f32],
     ) {
         let n_in = net.inputs();
@@ -263,7 +294,7 @@ mod avx2 {
         let xt = &mut xt[..union.len() * G];
         for (k, &r) in union.iter().enumerate() {
             for c in 0..G {
-                xt[k * G + c] = group[c * n_in + usize::from(r)];
+                xt[k * G + c].write(group[c * n_in + usize::from(r)]);
             }
         }
         for b in 0..padded / BLOCK_UNITS {
@@ -281,7 +312,8 @@ mod avx2 {
             let hi = _mm256_loadu_ps(bias[8..].as_ptr());
             let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
             let rows = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            let mut x = xt.as_ptr();
+            // Only the `union.len() · G` entries just written are read.
+            let mut x = xt.as_ptr().cast::<f32>();
             for &r in union {
                 let row = rows.add(usize::from(r) * BLOCK_UNITS);
                 let w0 = _mm256_loadu_ps(row);
@@ -310,7 +342,7 @@ mod avx2 {
         net: &Net,
         group: &[f32],
         union: &[u16],
-        xt: &mut [f32],
+        xt: &mut [std::mem::MaybeUninit<f32>],
         out: &mut [f32],
     ) {
         use std::arch::x86_64::*;
@@ -323,7 +355,7 @@ mod avx2 {
         let xt = &mut xt[..union.len() * G];
         for (k, &r) in union.iter().enumerate() {
             for c in 0..G {
-                xt[k * G + c] = group[c * n_in + usize::from(r)];
+                xt[k * G + c].write(group[c * n_in + usize::from(r)]);
             }
         }
         assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
@@ -339,7 +371,8 @@ mod avx2 {
             let init = _mm512_loadu_ps(bias.as_ptr());
             let mut acc: [__m512; G] = [init; G];
             let rows = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            let mut x = xt.as_ptr();
+            // Only the `union.len() · G` entries just written are read.
+            let mut x = xt.as_ptr().cast::<f32>();
             for &r in union {
                 let w = _mm512_loadu_ps(rows.add(usize::from(r) * BLOCK_UNITS));
                 for (c, a) in acc.iter_mut().enumerate() {
