@@ -500,9 +500,9 @@ fn sums_four_lanes_five(net: &Net, h: &[f32], out: &mut [f32; 5]) {
     let w = &net.output_weights()[..5 * n];
     let full = n - n % 4;
     #[cfg(target_arch = "x86_64")]
-    let mut s = sse::five_lane_sums(h, w, full);
+    let s = sse::five_lane_sums(h, w, full);
     #[cfg(not(target_arch = "x86_64"))]
-    let mut s = {
+    let s = {
         let mut s = [[0f32; 4]; 5];
         for j in (0..full).step_by(4) {
             for (o, so) in s.iter_mut().enumerate() {
@@ -513,6 +513,17 @@ fn sums_four_lanes_five(net: &Net, h: &[f32], out: &mut [f32; 5]) {
         }
         s
     };
+    complete_five(net, h, s, out);
+}
+
+/// Ends [`sums_four_lanes_five`] from the lane sums `s` over the whole
+/// groups of four units: the last units (fewer than four) go to lanes 0..,
+/// then each output is `((s0 + s1) + (s3 + s2)) + bias`.
+#[inline(always)]
+fn complete_five(net: &Net, h: &[f32], mut s: [[f32; 4]; 5], out: &mut [f32; 5]) {
+    let n = h.len();
+    let w = &net.output_weights()[..5 * n];
+    let full = n - n % 4;
     for j in full..n {
         for (o, so) in s.iter_mut().enumerate() {
             so[j - full] += h[j] * w[o * n + j];
@@ -521,6 +532,53 @@ fn sums_four_lanes_five(net: &Net, h: &[f32], out: &mut [f32; 5]) {
     for ((o, so), &bias) in out.iter_mut().zip(&s).zip(net.output_thresholds()) {
         *o = ((so[0] + so[1]) + (so[3] + so[2])) + bias;
     }
+}
+
+/// [`output_sums`] of two hidden vectors `ha` and `hb` of a five-output net
+/// in the four-lane arithmetics, in AVX2: each output's lane sums of both
+/// vectors in one 8-float register (those of `ha` low, `hb` high), the same
+/// operations per lane as [`sums_four_lanes_five`], so the same bits.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn sums_five_pair_avx2(
+    net: &Net,
+    ha: &[f32],
+    hb: &[f32],
+    oa: &mut [f32; 5],
+    ob: &mut [f32; 5],
+) {
+    use core::arch::x86_64::*;
+    let n = net.hidden();
+    let (ha, hb) = (&ha[..n], &hb[..n]);
+    let w = &net.output_weights()[..5 * n];
+    let full = n - n % 4;
+    let mut acc = [_mm256_setzero_ps(); 5];
+    let (pa, pb, pw) = (ha.as_ptr(), hb.as_ptr(), w.as_ptr());
+    for j in (0..full).step_by(4) {
+        // SAFETY: `j + 4 ≤ full ≤ n`, so the 4 floats at `j` lie inside
+        // `ha`, `hb` (both `n` long) and row `o < 5` of `w` (`o·n + j + 4 ≤
+        // 5n`); unaligned loads.
+        let h = _mm256_set_m128(_mm_loadu_ps(pb.add(j)), _mm_loadu_ps(pa.add(j)));
+        for (o, a) in acc.iter_mut().enumerate() {
+            let wq = _mm_loadu_ps(pw.add(o * n + j));
+            *a = _mm256_add_ps(*a, _mm256_mul_ps(h, _mm256_set_m128(wq, wq)));
+        }
+    }
+    let mut sa = [[0f32; 4]; 5];
+    let mut sb = [[0f32; 4]; 5];
+    for (o, a) in acc.iter().enumerate() {
+        let mut lanes = [0f32; 8];
+        // SAFETY: `lanes` holds 8 floats; unaligned store.
+        _mm256_storeu_ps(lanes.as_mut_ptr(), *a);
+        sa[o].copy_from_slice(&lanes[..4]);
+        sb[o].copy_from_slice(&lanes[4..]);
+    }
+    complete_five(net, ha, sa, oa);
+    complete_five(net, hb, sb, ob);
 }
 
 #[cfg(target_arch = "x86_64")]

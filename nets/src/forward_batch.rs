@@ -150,14 +150,44 @@ mod avx2 {
         out: &mut [[f32; 5]],
         arith: crate::arith::Arithmetic,
     ) {
-        super::finish(
-            net,
-            hidden,
-            count,
-            out,
-            arith,
-            crate::forward::activate_avx2,
-        )
+        use crate::arith::Arithmetic;
+        let four_lanes = arith != Arithmetic::Reference && net.outputs() == 5;
+        if !four_lanes {
+            return super::finish(
+                net,
+                hidden,
+                count,
+                out,
+                arith,
+                crate::forward::activate_avx2,
+            );
+        }
+        // Two vectors at a time through the output layer.
+        let padded = net.padded_hidden();
+        let n = net.hidden();
+        let beta = -net.beta_output();
+        for c in 0..count {
+            let h = &mut hidden[c * padded..c * padded + n];
+            crate::forward::activate_avx2(net, h, arith);
+        }
+        let mut c = 0;
+        while c < count {
+            if c + 1 < count {
+                let (a, b) = out[c..c + 2].split_at_mut(1);
+                let (ha, hb) = hidden[c * padded..].split_at(padded);
+                crate::forward::sums_five_pair_avx2(net, ha, hb, &mut a[0], &mut b[0]);
+                c += 2;
+            } else {
+                let h = &hidden[c * padded..c * padded + n];
+                crate::forward::output_sums(net, h, &mut out[c], arith);
+                c += 1;
+            }
+        }
+        for o in out.iter_mut().take(count) {
+            for v in o.iter_mut() {
+                *v = super::sigmoid(beta * *v);
+            }
+        }
     }
 
     #[allow(unsafe_code)]
