@@ -300,11 +300,47 @@ mod avx2 {
         len
     }
 
-    /// The sums of `G` vectors, block by block, over the rows in `union`.
-    ///
-    /// The union rows' inputs are first copied side by side into `xt`
-    /// (`xt[k·G + c]` is vector `c`'s input at row `union[k]`), so the
-    /// inner loop reads each row's `G` inputs from one place for every block.
+    /// Checks the shapes [`group_sums`] relies on (`G` vectors of
+    /// `net.inputs()` in `group`, `G` padded rows in `out`, the blocked
+    /// weights' length, union rows below `net.inputs()`) and copies the
+    /// union rows' inputs side by side into `xt` (`xt[k·G + c]` is vector
+    /// `c`'s input at row `union[k]`), so the inner loop reads each row's `G`
+    /// inputs from one place for every block. Returns where they start: the
+    /// `union.len()·G` floats from there are initialized.
+    #[inline(always)]
+    fn side_by_side<const G: usize>(
+        net: &Net,
+        group: &[f32],
+        union: &[u16],
+        xt: &mut [std::mem::MaybeUninit<f32>],
+        out: &[f32],
+    ) -> *const f32 {
+        let (n_in, padded) = (net.inputs(), net.padded_hidden());
+        assert!(group.len() == G * n_in && out.len() == G * padded);
+        assert!(net.blocked_hidden_weights().len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
+        assert!(union.iter().all(|&r| usize::from(r) < n_in));
+        let xt = &mut xt[..union.len() * G];
+        for (k, &r) in union.iter().enumerate() {
+            for c in 0..G {
+                xt[k * G + c].write(group[c * n_in + usize::from(r)]);
+            }
+        }
+        xt.as_ptr().cast()
+    }
+
+    /// The hidden thresholds of block `b`'s units (0 past the last unit).
+    #[inline(always)]
+    fn block_bias(net: &Net, b: usize) -> [f32; BLOCK_UNITS] {
+        std::array::from_fn(|u| {
+            net.hidden_thresholds()
+                .get(b * BLOCK_UNITS + u)
+                .copied()
+                .unwrap_or(0.0)
+        })
+    }
+
+    /// The sums of `G` vectors, block by block, over the rows in `union`
+    /// (their inputs side by side, [`side_by_side`]).
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn group_sums<const G: usize>(
@@ -314,36 +350,22 @@ mod avx2 {
         xt: &mut [std::mem::MaybeUninit<f32>],
         out: &mut [f32],
     ) {
-        let n_in = net.inputs();
-        let padded = net.padded_hidden();
+        let (n_in, padded) = (net.inputs(), net.padded_hidden());
         let blocked = net.blocked_hidden_weights();
-        let thresholds = net.hidden_thresholds();
-        assert!(group.len() == G * n_in && out.len() == G * padded);
-        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
-        assert!(union.iter().all(|&r| usize::from(r) < n_in));
-        let xt = &mut xt[..union.len() * G];
-        for (k, &r) in union.iter().enumerate() {
-            for c in 0..G {
-                xt[k * G + c].write(group[c * n_in + usize::from(r)]);
-            }
-        }
+        let inputs = side_by_side::<G>(net, group, union, xt, out);
         for b in 0..padded / BLOCK_UNITS {
-            let mut bias = [0f32; BLOCK_UNITS];
-            for (u, v) in bias.iter_mut().enumerate() {
-                *v = thresholds.get(b * BLOCK_UNITS + u).copied().unwrap_or(0.0);
-            }
+            let bias = block_bias(net, b);
             // SAFETY (every load and store below): `bias` and `dst` are
-            // slices of 16 floats; `rows` holds block b's `n_in` rows of 16
-            // weights (the length asserted above) and every `r` in `union`
-            // is below `n_in` (asserted), so `rows + 16r` is followed by 16
-            // floats; `xt` holds `G` floats for each union row. Unaligned
-            // loads and stores throughout.
+            // 16 floats; `rows` holds block b's `n_in` rows of 16 weights
+            // (the length `side_by_side` asserted) and every `r` in `union`
+            // is below `n_in` (asserted there), so `rows + 16r` is followed
+            // by 16 floats; `inputs` starts `G` initialized floats per union
+            // row. Unaligned loads and stores throughout.
             let lo = _mm256_loadu_ps(bias.as_ptr());
             let hi = _mm256_loadu_ps(bias[8..].as_ptr());
             let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
             let rows = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            // Only the `union.len() · G` entries just written are read.
-            let mut x = xt.as_ptr().cast::<f32>();
+            let mut x = inputs;
             for &r in union {
                 let row = rows.add(usize::from(r) * BLOCK_UNITS);
                 let w0 = _mm256_loadu_ps(row);
@@ -376,33 +398,20 @@ mod avx2 {
         out: &mut [f32],
     ) {
         use std::arch::x86_64::*;
-        let n_in = net.inputs();
-        let padded = net.padded_hidden();
+        let (n_in, padded) = (net.inputs(), net.padded_hidden());
         let blocked = net.blocked_hidden_weights();
-        let thresholds = net.hidden_thresholds();
-        assert!(group.len() == G * n_in && out.len() == G * padded);
-        assert!(union.iter().all(|&r| usize::from(r) < n_in));
-        let xt = &mut xt[..union.len() * G];
-        for (k, &r) in union.iter().enumerate() {
-            for c in 0..G {
-                xt[k * G + c].write(group[c * n_in + usize::from(r)]);
-            }
-        }
-        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
+        let inputs = side_by_side::<G>(net, group, union, xt, out);
         for b in 0..padded / BLOCK_UNITS {
-            let mut bias = [0f32; BLOCK_UNITS];
-            for (u, v) in bias.iter_mut().enumerate() {
-                *v = thresholds.get(b * BLOCK_UNITS + u).copied().unwrap_or(0.0);
-            }
+            let bias = block_bias(net, b);
             // SAFETY (every load and store below): as in `group_sums`:
             // `bias` and each `out` slice hold 16 floats, every union row's
-            // 16 weights lie inside `blocked` (asserted lengths, rows below
-            // `n_in`), `xt` holds `G` floats per union row; unaligned forms.
+            // 16 weights lie inside `blocked` (lengths and rows asserted by
+            // `side_by_side`), `inputs` starts `G` initialized floats per
+            // union row; unaligned forms.
             let init = _mm512_loadu_ps(bias.as_ptr());
             let mut acc: [__m512; G] = [init; G];
             let rows = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            // Only the `union.len() · G` entries just written are read.
-            let mut x = xt.as_ptr().cast::<f32>();
+            let mut x = inputs;
             for &r in union {
                 let w = _mm512_loadu_ps(rows.add(usize::from(r) * BLOCK_UNITS));
                 for (c, a) in acc.iter_mut().enumerate() {

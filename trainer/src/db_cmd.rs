@@ -588,12 +588,7 @@ fn label_eval(args: &LabelArgs) -> Result<Outcome> {
     if db.records.is_empty() {
         bail!("{}: no positions to label", args.db.display());
     }
-    let boards = db
-        .records
-        .iter()
-        .map(|r| board::Board::from_id_bytes(&r.key))
-        .collect::<Result<Vec<_>, _>>()
-        .with_context(|| format!("{}: a position key is not valid", args.db.display()))?;
+    let boards = boards_of(&db, &args.db)?;
     let outputs: Vec<nets::Probabilities> = boards
         .par_iter()
         .map_init(
@@ -629,6 +624,15 @@ fn label_eval(args: &LabelArgs) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
+/// The positions of `db` (read from `path`), in record order.
+fn boards_of(db: &PositionDb, path: &Path) -> Result<Vec<board::Board>> {
+    db.records
+        .iter()
+        .map(|r| board::Board::from_id_bytes(&r.key))
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("{}: a position key is not valid", path.display()))
+}
+
 /// `db candidates`.
 fn candidates(
     input: &Path,
@@ -644,12 +648,7 @@ fn candidates(
     let bearoff = nets::BearoffDatabases::open(&trainer::defaults::bearoff(bearoff))?;
     let db = open(input)?;
     support::atomic::check_writable(output).map_err(io_context(output))?;
-    let boards = db
-        .records
-        .iter()
-        .map(|r| board::Board::from_id_bytes(&r.key))
-        .collect::<Result<Vec<_>, _>>()
-        .with_context(|| format!("{}: a position key is not valid", input.display()))?;
+    let boards = boards_of(&db, input)?;
     let records: Vec<Record> = trainer::candidates::candidates(&boards, seed)
         .into_iter()
         .filter_map(|b| {

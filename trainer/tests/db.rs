@@ -270,6 +270,33 @@ fn three_shards_merged_equal_one_run() {
     assert_eq!(std::fs::read(&whole).unwrap(), base);
 }
 
+/// Runs `cmd`, kills it with SIGKILL once `ready()` holds (`what` names
+/// that moment) and `settle` more has passed, and checks that it had not
+/// finished.
+fn kill_9_when(cmd: Command, what: &str, ready: impl Fn() -> bool, settle: Duration) {
+    let run_ = Running::start(cmd);
+    wait_until(Duration::from_secs(120), what, ready);
+    std::thread::sleep(settle);
+    Command::new("kill")
+        .args(["-9", &run_.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = run_.finish(Duration::from_secs(30));
+    assert!(
+        !out.status.success(),
+        "finished before the kill\n{}",
+        describe(&out)
+    );
+}
+
+/// [`kill_9_when`] a rollout or label job's `journal` holds more than four
+/// finished positions.
+fn kill_9_once_journaled(cmd: Command, journal: &Path) {
+    let header = "bgkit rollout journal 1\n".len() + 33;
+    let ready = || std::fs::metadata(journal).is_ok_and(|m| m.len() as usize > header + 4 * 76);
+    kill_9_when(cmd, "the journal holds positions", ready, Duration::ZERO);
+}
+
 #[test]
 fn kill_9_during_rollout_then_resume_is_identical() {
     let dir = tempdir("bgkit-db.");
@@ -294,24 +321,8 @@ fn kill_9_during_rollout_then_resume_is_identical() {
     cmd.args(["db", "rollout", s(&cut), "--chunk", "2"])
         .args(settings)
         .args(evaluator());
-    let run_ = Running::start(cmd);
     let journal = dir.path().join("cut.db.journal");
-    let header = "bgkit rollout journal 1\n".len() + 33;
-    wait_until(
-        Duration::from_secs(120),
-        "the journal holds positions",
-        || std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize > header + 4 * 76),
-    );
-    Command::new("kill")
-        .args(["-9", &run_.pid().to_string()])
-        .status()
-        .unwrap();
-    let out = run_.finish(Duration::from_secs(30));
-    assert!(
-        !out.status.success(),
-        "finished before the kill\n{}",
-        describe(&out)
-    );
+    kill_9_once_journaled(cmd, &journal);
     let before = std::fs::read(&cut).unwrap();
     let mut again = vec!["db", "rollout", s(&cut), "--resume"];
     again.extend(settings);
@@ -354,24 +365,8 @@ fn kill_9_during_race_labelling_then_resume_is_identical() {
     let mut cmd = Command::new(BIN);
     cmd.args(["db", "label", s(&cut), "--chunk", "2"])
         .args(settings);
-    let run_ = Running::start(cmd);
     let journal = dir.path().join("cut.db.journal");
-    let header = "bgkit rollout journal 1\n".len() + 33;
-    wait_until(
-        Duration::from_secs(120),
-        "the journal holds positions",
-        || std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize > header + 4 * 76),
-    );
-    Command::new("kill")
-        .args(["-9", &run_.pid().to_string()])
-        .status()
-        .unwrap();
-    let out = run_.finish(Duration::from_secs(30));
-    assert!(
-        !out.status.success(),
-        "finished before the kill\n{}",
-        describe(&out)
-    );
+    kill_9_once_journaled(cmd, &journal);
     let mut again = vec!["db", "label", s(&cut), "--resume"];
     again.extend(settings);
     let report = ok(&again);
@@ -1219,19 +1214,12 @@ fn supervised_training_resumes_after_kill_9_to_identical_weights() {
         s(&cut),
     ])
     .args(settings);
-    let run_ = Running::start(cmd);
     let ckpt = dir.path().join("cut.wd.ckpt");
-    wait_until(Duration::from_secs(120), "a checkpoint", || ckpt.exists());
-    std::thread::sleep(Duration::from_millis(200));
-    Command::new("kill")
-        .args(["-9", &run_.pid().to_string()])
-        .status()
-        .unwrap();
-    let out = run_.finish(Duration::from_secs(30));
-    assert!(
-        !out.status.success(),
-        "finished before the kill\n{}",
-        describe(&out)
+    kill_9_when(
+        cmd,
+        "a checkpoint",
+        || ckpt.exists(),
+        Duration::from_millis(200),
     );
     let mut again = vec![
         "train",
