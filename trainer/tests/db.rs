@@ -341,22 +341,7 @@ fn kill_9_during_rollout_then_resume_is_identical() {
 fn kill_9_during_race_labelling_then_resume_is_identical() {
     let dir = tempdir("bgkit-db.");
     let (whole, cut) = (dir.path().join("whole.db"), dir.path().join("cut.db"));
-    let mut gen = vec![
-        "db",
-        "generate",
-        "--games",
-        "60",
-        "--threshold",
-        "0",
-        "--classes",
-        "race",
-        "--seed",
-        "3",
-        "-o",
-        s(&whole),
-    ];
-    gen.extend(evaluator());
-    ok(&gen);
+    generate_races(&whole, "60", "3");
     std::fs::copy(&whole, &cut).unwrap();
     let settings = ["--race", "--games", "144", "--seed", "2", "-q"];
     let mut args = vec!["db", "label", s(&whole)];
@@ -948,6 +933,27 @@ fn supervised_training_lowers_the_held_out_error() {
     assert!(!Path::new("/tmp/never.wd").exists());
 }
 
+/// Every race position (`--threshold 0`) of `games` self-play games with
+/// gnubg's weights and dice `seed`, into `db`.
+fn generate_races(db: &Path, games: &str, seed: &str) {
+    let mut args = vec![
+        "db",
+        "generate",
+        "--games",
+        games,
+        "--threshold",
+        "0",
+        "--classes",
+        "race",
+        "--seed",
+        seed,
+        "-o",
+        s(db),
+    ];
+    args.extend(evaluator());
+    ok(&args);
+}
+
 #[test]
 fn training_gnubgs_race_net_on_exactly_labelled_races_leaves_its_held_out_error_no_worse() {
     let dir = tempdir("bgkit-train-race.");
@@ -966,24 +972,7 @@ fn training_gnubgs_race_net_on_exactly_labelled_races_leaves_its_held_out_error_
     .unwrap();
     std::fs::write(&os8, bytes).unwrap();
     let (all, train, held) = (path("races.db"), path("train.db"), path("held.db"));
-    ok(&[
-        "db",
-        "generate",
-        "--games",
-        "3000",
-        "--threshold",
-        "0",
-        "--classes",
-        "race",
-        "--seed",
-        "21",
-        "-o",
-        s(&all),
-        "--bearoff",
-        OS0,
-        "--bearoff",
-        TS0,
-    ]);
+    generate_races(&all, "3000", "21");
     let out = ok(&[
         "db",
         "label",
@@ -1059,20 +1048,7 @@ fn trained_pruning_nets_keep_the_1_ply_best_in_95_percent_of_held_out_positions(
         path("held.db"),
         path("cands.db"),
     );
-    run(&[
-        "db",
-        "generate",
-        "--games",
-        "3000",
-        "--threshold",
-        "0",
-        "--classes",
-        "race",
-        "--seed",
-        "11",
-        "-o",
-        s(&all),
-    ]);
+    generate_races(&all, "3000", "11");
     ok(&[
         "db",
         "split",
