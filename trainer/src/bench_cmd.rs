@@ -99,7 +99,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
         let n = f.read(&mut head).unwrap_or(0);
         head[..n].to_vec()
     };
-    let db = if bytes_head.starts_with(b"BGKITPDB") {
+    let db = if trainer::posdb::is_position_db(&bytes_head) {
         PositionDb::open(db_path).with_context(|| format!("{}", db_path.display()))?
     } else {
         read_dat(db_path, eval.bearoff())?.0

@@ -35,6 +35,14 @@ pub fn letters_to_key(letters: &str) -> Option<[u8; 10]> {
 /// and five targets; other lines (comments, blank) are skipped. A data
 /// line that is malformed is an error naming its line.
 pub fn parse(text: &str) -> Result<Vec<([u8; 10], Probabilities)>, DatError> {
+    Ok(parse_lines(text)?
+        .into_iter()
+        .map(|(_, key, targets)| (key, targets))
+        .collect())
+}
+
+/// [`parse`], each data line with its 1-based line number.
+fn parse_lines(text: &str) -> Result<Vec<(usize, [u8; 10], Probabilities)>, DatError> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if !line.starts_with(|c: char| c.is_ascii_uppercase()) {
@@ -60,9 +68,40 @@ pub fn parse(text: &str) -> Result<Vec<([u8; 10], Probabilities)>, DatError> {
                 .filter(|v| v.is_finite())
                 .ok_or_else(|| bad(&format!("{field:?} is not a number")))?;
         }
-        out.push((key, targets));
+        out.push((n + 1, key, targets));
     }
     Ok(out)
+}
+
+/// A `.dat` text as position-database records with targets, classed by
+/// `bearoff`, and the number of repeated keys skipped (the first line of a
+/// key is kept). A malformed data line, or a key that is not a legal
+/// position, is an error naming its line.
+pub fn records(
+    text: &str,
+    bearoff: &nets::BearoffDatabases,
+) -> Result<(Vec<crate::posdb::Record>, usize), DatError> {
+    use crate::posdb::{Record, HAS_TARGETS};
+    let rows = parse_lines(text)?;
+    let mut seen = std::collections::HashSet::new();
+    let mut records = Vec::with_capacity(rows.len());
+    let mut duplicates = 0;
+    for (line, key, targets) in rows {
+        let board = board::Board::from_id_bytes(&key).map_err(|e| DatError {
+            line,
+            why: format!("not a position ({e})"),
+        })?;
+        if !seen.insert(key) {
+            duplicates += 1;
+            continue;
+        }
+        let mut r = Record::new(key, nets::classify(&board, bearoff));
+        r.flags = HAS_TARGETS;
+        r.targets = targets;
+        r.equity = board::cubeless_equity(&targets);
+        records.push(r);
+    }
+    Ok((records, duplicates))
 }
 
 /// One data line, targets with five decimals (as gnubg-nn writes them).
@@ -100,5 +139,21 @@ mod tests {
             .unwrap_err()
             .why
             .contains("\"x\""));
+    }
+
+    #[test]
+    fn records_keep_the_first_of_a_key_and_name_an_impossible_position() {
+        let bearoff = nets::BearoffDatabases::open(&[test_support::GNUBG_OS0]).unwrap();
+        let start = "OAHDPAABDAOAHDPAABDA 0.52151 0.15391 0.00756 0.12985 0.00755\n";
+        let text = format!("# header\n{start}{start}");
+        let (kept, duplicates) = records(&text, &bearoff).unwrap();
+        assert_eq!((kept.len(), duplicates), (1, 1));
+        assert_eq!(kept[0].class(), nets::Class::Contact);
+        assert!(kept[0].has_targets());
+        // Every bit set: far more than 15 chequers a side.
+        let bad = format!("{start}PPPPPPPPPPPPPPPPPPPP 0.5 0 0 0 0\n");
+        let e = records(&bad, &bearoff).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.why.contains("not a position"), "{}", e.why);
     }
 }

@@ -11,7 +11,7 @@ use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::dat;
 use trainer::evaluator_args::EvaluatorArgs;
-use trainer::posdb::{class_code, class_from_code, position_id, PositionDb, Record, HAS_TARGETS};
+use trainer::posdb::{class_code, class_from_code, position_id, PositionDb, Record};
 use trainer::rollout::RolloutSettings;
 use trainer::rollout_job::{
     finish, journal_path, journaled, rollout_db, JobOptions, Journal, Shard,
@@ -438,33 +438,13 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     }
 }
 
-/// A `.dat` file as database records (classes from `bearoff`), and the
-/// number of repeated keys skipped.
+/// A `.dat` file as a database (classes from `bearoff`), and the number of
+/// repeated keys skipped.
 pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(PositionDb, usize)> {
     let text = std::fs::read_to_string(input)
         .with_context(|| format!("cannot read {}", input.display()))?;
-    let rows = dat::parse(&text).with_context(|| format!("{}", input.display()))?;
-    let mut seen = std::collections::HashSet::new();
-    let mut records = Vec::with_capacity(rows.len());
-    let mut duplicates = 0;
-    for (n, (key, targets)) in rows.iter().enumerate() {
-        let board = board::Board::from_id_bytes(key).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: data line {}: not a position ({e})",
-                input.display(),
-                n + 1
-            )
-        })?;
-        if !seen.insert(*key) {
-            duplicates += 1;
-            continue;
-        }
-        let mut r = Record::new(*key, nets::classify(&board, bearoff));
-        r.flags = HAS_TARGETS;
-        r.targets = *targets;
-        r.equity = board::cubeless_equity(targets);
-        records.push(r);
-    }
+    let (records, duplicates) =
+        dat::records(&text, bearoff).with_context(|| format!("{}", input.display()))?;
     let db = PositionDb {
         records,
         rollout_settings: None,

@@ -18,6 +18,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"BGKITPDB";
+
+/// True if `head`, the start of a file, is a position database's (its
+/// magic), as opposed to a `.dat` text, say.
+pub fn is_position_db(head: &[u8]) -> bool {
+    head.starts_with(MAGIC)
+}
 const VERSION: u32 = 1;
 /// Bytes per record.
 pub const RECORD_LEN: usize = 64;
