@@ -2,31 +2,20 @@
 //! against the exact two-sided database, shards + merge, kill -9 + resume,
 //! bad input.
 
+mod common;
+
+use common::{dump, ok, s, BIN, GNUBG_WD, OS0, TS0};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use test_support::{
-    assert_one_line_failure, describe, gnubg_file, path_str, run_ok, run_with_timeout, tempdir,
-    wait_until, Running, GNUBG_OS0, GNUBG_TS0,
+    assert_one_line_failure, describe, gnubg_file, run_with_timeout, tempdir, wait_until, Running,
 };
-
-const BIN: &str = env!("CARGO_BIN_EXE_trainer");
-const GNUBG_WD: &str = "/usr/lib/gnubg/gnubg.wd";
-const OS0: &str = GNUBG_OS0;
-const TS0: &str = GNUBG_TS0;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
-}
-
-fn ok(args: &[&str]) -> String {
-    run_ok(BIN, "trainer", args)
-}
-
-fn s(p: &Path) -> &str {
-    path_str(p)
 }
 
 fn evaluator() -> [&'static str; 6] {
@@ -38,40 +27,11 @@ fn evaluator() -> [&'static str; 6] {
 
 /// A database of `ids` (targets 0: they are to be rolled out).
 fn db_of_ids(dir: &Path, name: &str, ids: &[String]) -> PathBuf {
-    let dat = dir.join(format!("{name}.dat"));
-    let mut text = String::new();
-    for id in ids {
-        let b = board_key(id);
-        text.push_str(&format!("{b} 0 0 0 0 0\n"));
-    }
-    std::fs::write(&dat, text).unwrap();
-    let db = dir.join(format!("{name}.db"));
-    ok(&[
-        "db",
-        "import",
-        s(&dat),
-        "-o",
-        s(&db),
-        "--bearoff",
-        OS0,
-        "--bearoff",
-        TS0,
-    ]);
-    db
-}
-
-/// The 20-letter key of a Position ID.
-fn board_key(id: &str) -> String {
-    let b = board::Board::from_position_id(id).unwrap();
-    trainer::dat::key_to_letters(&b.id_bytes())
-}
-
-/// `db dump --json` as JSON values.
-fn dump(db: &Path) -> Vec<serde_json::Value> {
-    ok(&["db", "dump", "--json", s(db)])
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let boards: Vec<board::Board> = ids
+        .iter()
+        .map(|id| board::Board::from_position_id(id).unwrap())
+        .collect();
+    common::db_of(dir, name, &boards)
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! `trainer db label --race`: exact one-sided labels and one-sided rollouts.
 
+mod common;
+
 use board::Board;
+use common::{db_of, dump, ok, s, BIN, GNUBG_WD};
 use nets::{Arithmetic, BearoffDatabases};
 use test_support::GNUBG_OS0;
 use trainer::race_label::label;
@@ -46,51 +49,6 @@ fn exact_labels_are_gnubgs_one_sided_evaluation() {
             );
         }
     }
-}
-
-const BIN: &str = env!("CARGO_BIN_EXE_trainer");
-const GNUBG_WD: &str = "/usr/lib/gnubg/gnubg.wd";
-
-fn ok(args: &[&str]) -> String {
-    test_support::run_ok(BIN, "trainer", args)
-}
-
-fn s(p: &std::path::Path) -> &str {
-    test_support::path_str(p)
-}
-
-/// A database of `boards` (no targets), via a `.dat` file.
-fn db_of(dir: &std::path::Path, name: &str, boards: &[Board]) -> std::path::PathBuf {
-    let dat = dir.join(format!("{name}.dat"));
-    let text: String = boards
-        .iter()
-        .map(|b| {
-            format!(
-                "{} 0 0 0 0 0\n",
-                trainer::dat::key_to_letters(&b.id_bytes())
-            )
-        })
-        .collect();
-    std::fs::write(&dat, text).unwrap();
-    let db = dir.join(format!("{name}.db"));
-    ok(&[
-        "db",
-        "import",
-        s(&dat),
-        "-o",
-        s(&db),
-        "--bearoff",
-        GNUBG_OS0,
-    ]);
-    db
-}
-
-/// `db dump --json` as JSON values.
-fn dump(db: &std::path::Path) -> Vec<serde_json::Value> {
-    ok(&["db", "dump", "--json", s(db)])
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// Race positions without gammon chances (both sides have chequers off):

@@ -1,0 +1,64 @@
+//! What the `trainer` CLI tests share: running the binary, paths, small
+//! position databases and their dumps.
+
+#![allow(dead_code)]
+
+use board::Board;
+use std::path::{Path, PathBuf};
+use test_support::{path_str, run_ok, GNUBG_OS0, GNUBG_TS0};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_trainer");
+/// gnubg's installed weights.
+pub const GNUBG_WD: &str = "/usr/lib/gnubg/gnubg.wd";
+/// gnubg's installed one-sided database.
+pub const OS0: &str = GNUBG_OS0;
+/// gnubg's installed two-sided database.
+pub const TS0: &str = GNUBG_TS0;
+
+/// Runs `trainer args`, which must succeed, and returns its stdout.
+pub fn ok(args: &[&str]) -> String {
+    run_ok(BIN, "trainer", args)
+}
+
+/// A path as the `&str` of an argument.
+pub fn s(p: &Path) -> &str {
+    path_str(p)
+}
+
+/// A database `dir/name.db` of `boards` (targets 0), imported through a
+/// `.dat` file with gnubg's bearoff databases.
+pub fn db_of(dir: &Path, name: &str, boards: &[Board]) -> PathBuf {
+    let dat = dir.join(format!("{name}.dat"));
+    let text: String = boards
+        .iter()
+        .map(|b| {
+            format!(
+                "{} 0 0 0 0 0\n",
+                trainer::dat::key_to_letters(&b.id_bytes())
+            )
+        })
+        .collect();
+    std::fs::write(&dat, text).unwrap();
+    let db = dir.join(format!("{name}.db"));
+    ok(&[
+        "db",
+        "import",
+        s(&dat),
+        "-o",
+        s(&db),
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ]);
+    db
+}
+
+/// `db dump --json` as JSON values.
+pub fn dump(db: &Path) -> Vec<serde_json::Value> {
+    ok(&["db", "dump", "--json", s(db)])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
