@@ -5,7 +5,7 @@
 //! the seed, the position and the trial, so a result depends on nothing
 //! else (not threads, shards or order).
 
-use board::{cubeless_equity, eval_over, invert, Board, Dice, Probabilities, Variant};
+use board::{cubeless_equity, eval_over, invert, Board, Dice, MoveList, Probabilities, Variant};
 use nets::{Class, Evaluator, Scratch};
 use rand_mt::Mt;
 use rayon::prelude::*;
@@ -102,6 +102,7 @@ fn trial(
     second: (u8, u8),
     later: &mut Dice,
     s: &mut Scratch,
+    moves: &mut MoveList,
 ) -> Probabilities {
     let mut board = *start;
     let mut flipped = false;
@@ -126,8 +127,11 @@ fn trial(
             1 => second,
             _ => later.roll(),
         };
+        // The 0-ply best move of the roll, when variance reduction found it.
+        let mut known = None;
         if settings.variance_reduction {
-            let d = roll_luck(eval, &board, (d0, d1), s);
+            let (d, best) = roll_luck(eval, &board, (d0, d1), s);
+            known = best.filter(|_| settings.plies == 0);
             // Differences of probabilities change sides without the
             // constant of `invert`: win ↔ −win, gammons swap.
             let d = if flipped {
@@ -139,7 +143,10 @@ fn trial(
                 *l += v;
             }
         }
-        let after = best_move(eval, &board, d0, d1, settings.plies, s).unwrap_or(board);
+        let after = match known {
+            Some(after) => after,
+            None => best_move(eval, &board, d0, d1, settings.plies, s, moves).unwrap_or(board),
+        };
         if let Some(p) = eval_over(&after, Variant::Standard) {
             return result(view(p, flipped), &luck);
         }
@@ -150,32 +157,40 @@ fn trial(
 }
 
 /// The luck of rolling `roll` in `board`, from the mover's side: the 0-ply
-/// value after the best move for it minus the mean over the 36 rolls.
-fn roll_luck(eval: &Evaluator, board: &Board, roll: (u8, u8), s: &mut Scratch) -> Probabilities {
-    let value = |d0: u8, d1: u8, s: &mut Scratch| -> Probabilities {
-        let after = eval.best_move(board, d0, d1, false, s).unwrap_or(*board);
+/// value after the best move for it minus the mean over the 36 rolls; and
+/// that best 0-ply move (`None` if the roll has no legal move).
+fn roll_luck(
+    eval: &Evaluator,
+    board: &Board,
+    roll: (u8, u8),
+    s: &mut Scratch,
+) -> (Probabilities, Option<Board>) {
+    let value = |best: Option<Board>, s: &mut Scratch| -> Probabilities {
+        let after = best.unwrap_or(*board);
         match eval_over(&after, Variant::Standard) {
             Some(p) => p,
             None => invert(&eval.evaluate(&after.swapped(), s).outputs),
         }
     };
     let mut mean = [0f32; 5];
-    let mut actual = [0f32; 5];
+    let mut actual = ([0f32; 5], None);
     let (hi, lo) = (roll.0.max(roll.1), roll.0.min(roll.1));
     for r in board::ROLLS {
-        let v = value(r.high, r.low, s);
+        let best = eval.best_move(board, r.high, r.low, false, s);
+        let v = value(best, s);
         let w = r.weight() as f32 / 36.0;
         for (m, x) in mean.iter_mut().zip(v) {
             *m += w * x;
         }
         if (r.high, r.low) == (hi, lo) {
-            actual = v;
+            actual = (v, best);
         }
     }
-    std::array::from_fn(|k| actual[k] - mean[k])
+    (std::array::from_fn(|k| actual.0[k] - mean[k]), actual.1)
 }
 
-/// The best move at 0 or 1 ply.
+/// The best move at 0 or 1 ply (`moves`: working space for the 1-ply
+/// candidates).
 fn best_move(
     eval: &Evaluator,
     board: &Board,
@@ -183,14 +198,13 @@ fn best_move(
     d1: u8,
     plies: u32,
     s: &mut Scratch,
+    moves: &mut MoveList,
 ) -> Option<Board> {
     if plies == 0 {
         return eval.best_move(board, d0, d1, false, s);
     }
-    let mut moves = board::MoveList::new();
-    let candidates = moves.generate(board, d0.max(d1), d0.min(d1)).to_vec();
     let mut best: Option<(f32, Board)> = None;
-    for after in candidates {
+    for &after in moves.generate(board, d0.max(d1), d0.min(d1)) {
         let e = eval.evaluate_plied(&after.swapped(), plies, false, s);
         let score = -cubeless_equity(&e.outputs);
         if best.is_none_or(|(b, _)| score > b) {
@@ -210,8 +224,8 @@ pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> R
     let outcomes: Vec<Probabilities> = (0..settings.trials)
         .into_par_iter()
         .map_init(
-            || eval.scratch(),
-            |s, t| {
+            || (eval.scratch(), MoveList::new()),
+            |(s, moves), t| {
                 let first = roll_of(orders[0][(t % 36) as usize]);
                 let second = roll_of(orders[1][((t / 36) % 36) as usize]);
                 let mut later = Dice::with_key(&[
@@ -223,7 +237,7 @@ pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> R
                     t,
                     LATER_TAG,
                 ]);
-                trial(eval, board, settings, first, second, &mut later, s)
+                trial(eval, board, settings, first, second, &mut later, s, moves)
             },
         )
         .collect();
