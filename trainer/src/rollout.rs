@@ -93,13 +93,13 @@ fn roll_of(index: u8) -> (u8, u8) {
     (index / 6 + 1, index % 6 + 1)
 }
 
-/// The outcome of one trial for the side on roll in `start`.
+/// The outcome of one trial for the side on roll in `start`: the first
+/// two rolls are `opening`, the later ones come from `later`.
 fn trial(
     eval: &Evaluator,
     start: &Board,
     settings: &RolloutSettings,
-    first: (u8, u8),
-    second: (u8, u8),
+    opening: [(u8, u8); 2],
     later: &mut Dice,
     s: &mut Scratch,
     moves: &mut MoveList,
@@ -123,8 +123,7 @@ fn trial(
             return result(view(eval.evaluate(&board, s).outputs, flipped), &luck);
         }
         let (d0, d1) = match turn {
-            0 => first,
-            1 => second,
+            0 | 1 => opening[turn as usize],
             _ => later.roll(),
         };
         // The 0-ply best move of the roll, when variance reduction found it.
@@ -237,7 +236,7 @@ pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> R
                     t,
                     LATER_TAG,
                 ]);
-                trial(eval, board, settings, first, second, &mut later, s, moves)
+                trial(eval, board, settings, [first, second], &mut later, s, moves)
             },
         )
         .collect();
