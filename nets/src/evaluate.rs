@@ -67,6 +67,13 @@ pub(crate) struct BatchScratch {
     net_out: Vec<Probabilities>,
 }
 
+impl BatchScratch {
+    /// The class of batch board `k` in the last [`Evaluator::evaluate_batch`].
+    pub(crate) fn class_of(&self, k: usize) -> Class {
+        self.classes[k]
+    }
+}
+
 /// Buffers of one forward pass.
 #[derive(Clone, Debug)]
 pub(crate) struct NetScratch {

@@ -3,7 +3,7 @@
 //! gnubg 1.07 keeps `5 + floor(log2(moves))` moves, not 10).
 
 use crate::classify::Class;
-use crate::evaluate::{Evaluator, Scratch};
+use crate::evaluate::{Evaluation, Evaluator, Scratch};
 use board::cubeless_equity;
 use board::Board;
 
@@ -49,6 +49,35 @@ impl Evaluator {
     ) -> Option<Board> {
         self.choose_move(board, d0, d1, prune, scratch)
             .map(|m| m.board)
+    }
+
+    /// Like [`Evaluator::best_move`] (no pruning), with the 0-ply
+    /// evaluation of the position after the move, opponent on roll: the
+    /// one the move was scored with, else (a single legal move) computed.
+    /// The same bits as [`Evaluator::evaluate`] of that position either way.
+    pub fn best_move_evaluated(
+        &self,
+        board: &Board,
+        d0: u8,
+        d1: u8,
+        scratch: &mut Scratch,
+    ) -> Option<(Board, Evaluation)> {
+        let chosen = self.choose_move(board, d0, d1, false, scratch)?;
+        let next = chosen.board.swapped();
+        let b = &scratch.batch;
+        let scored = b
+            .indices
+            .iter()
+            .position(|&i| i == chosen.index)
+            .filter(|&k| b.boards.get(k) == Some(&next));
+        let value = match scored {
+            Some(k) => Evaluation {
+                class: b.class_of(k),
+                outputs: b.outputs[k],
+            },
+            None => self.evaluate(&next, scratch),
+        };
+        Some((chosen.board, value))
     }
 
     /// Like [`Evaluator::best_move`], also returning the move's index.

@@ -55,3 +55,27 @@ fn batches_of_candidates_match_single_evaluations_bit_for_bit() {
         }
     }
 }
+
+#[test]
+fn the_best_moves_evaluation_is_the_evaluation_of_the_position_after_it() {
+    let eval = common::evaluator(Arithmetic::GnubgFastMath);
+    let mut s = eval.scratch();
+    let mut checked = 0;
+    for (p, r) in common::reference_0ply().iter().step_by(7).enumerate() {
+        for (d0, d1) in [(6, 5), (1, 1), (4, 2)] {
+            let want = eval.best_move(&r.board, d0, d1, false, &mut s);
+            let got = eval.best_move_evaluated(&r.board, d0, d1, &mut s);
+            assert_eq!(want, got.map(|(after, _)| after), "position {p}");
+            if let Some((after, value)) = got {
+                let fresh = eval.evaluate(&after.swapped(), &mut s);
+                assert_eq!(value.class, fresh.class);
+                assert_eq!(
+                    value.outputs.map(f32::to_bits),
+                    fresh.outputs.map(f32::to_bits)
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

@@ -164,19 +164,18 @@ fn roll_luck(
     roll: (u8, u8),
     s: &mut Scratch,
 ) -> (Probabilities, Option<Board>) {
-    let value = |best: Option<Board>, s: &mut Scratch| -> Probabilities {
-        let after = best.unwrap_or(*board);
-        match eval_over(&after, Variant::Standard) {
-            Some(p) => p,
-            None => invert(&eval.evaluate(&after.swapped(), s).outputs),
-        }
-    };
     let mut mean = [0f32; 5];
     let mut actual = ([0f32; 5], None);
     let (hi, lo) = (roll.0.max(roll.1), roll.0.min(roll.1));
     for r in board::ROLLS {
-        let best = eval.best_move(board, r.high, r.low, false, s);
-        let v = value(best, s);
+        let scored = eval.best_move_evaluated(board, r.high, r.low, s);
+        let best = scored.map(|(after, _)| after);
+        let after = best.unwrap_or(*board);
+        let v = match (eval_over(&after, Variant::Standard), scored) {
+            (Some(p), _) => p,
+            (None, Some((_, value))) => invert(&value.outputs),
+            (None, None) => invert(&eval.evaluate(&after.swapped(), s).outputs),
+        };
         let w = r.weight() as f32 / 36.0;
         for (m, x) in mean.iter_mut().zip(v) {
             *m += w * x;

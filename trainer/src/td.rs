@@ -176,11 +176,10 @@ fn td_step(
     if !class.uses_net() {
         return None;
     }
-    let after = eval
-        .best_move(board, roll.0, roll.1, false, s)
-        .unwrap_or(*board);
-    let next = after.swapped();
-    let value = eval.evaluate(&next, s);
+    let (next, value) = match eval.best_move_evaluated(board, roll.0, roll.1, s) {
+        Some((after, value)) => (after.swapped(), value),
+        None => (board.swapped(), eval.evaluate(&board.swapped(), s)),
+    };
     let target = invert(&value.outputs);
     Some((
         Sample {
