@@ -5,7 +5,10 @@
 //! (a contact net's 128 KB do not fit L1). The batch instead walks the
 //! weights one block of 16 hidden units at a time ([`Net::blocked_hidden_weights`],
 //! 16 KB for 250 inputs, which stays in L1) and updates four vectors per
-//! weight row loaded: the accumulators of four candidates live in registers.
+//! weight row loaded: the accumulators of four candidates live in registers
+//! (AVX2: two 8-float registers per candidate; with `Simd::Avx512`, one
+//! 16-float register). The output layer then takes two candidates per AVX2
+//! register.
 //!
 //! Exactness: each unit's sum is its threshold plus `w·x` over the inputs in
 //! index order, as in [`forward`]. The four candidates share one list of
