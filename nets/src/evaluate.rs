@@ -223,15 +223,13 @@ impl Evaluator {
                 let (done, rest) = b.inputs.split_at_mut(k * width);
                 let row = &mut rest[..width];
                 let board = &b.boards[i];
-                match (k.checked_sub(1), class) {
-                    (Some(j), Class::Contact | Class::Crashed) => {
-                        let previous = (&b.boards[b.members[j]], &done[j * width..]);
-                        if class == Class::Contact {
-                            contact_inputs_after(previous, board, row, self.arith);
-                        } else {
-                            crashed_inputs_after(previous, board, row, self.arith);
-                        }
-                    }
+                // The previous candidate of the class, whose inputs are done.
+                let previous = k
+                    .checked_sub(1)
+                    .map(|j| (&b.boards[b.members[j]], &done[j * width..]));
+                match class {
+                    Class::Contact => contact_inputs_after(previous, board, row, self.arith),
+                    Class::Crashed => crashed_inputs_after(previous, board, row, self.arith),
                     _ => {
                         self.inputs(board, class, row);
                     }

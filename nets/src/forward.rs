@@ -58,7 +58,7 @@ impl Simd {
     #[inline]
     pub(crate) fn uses_avx512(self) -> bool {
         match self {
-            Simd::Auto => has_avx2() && has_avx512(),
+            Simd::Auto => Simd::Avx512.is_available(),
             Simd::Avx512 => true,
             Simd::Avx2 | Simd::Sse2 | Simd::Portable => false,
         }

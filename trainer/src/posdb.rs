@@ -18,12 +18,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"BGKITPDB";
-
-/// True if `head`, the start of a file, is a position database's (its
-/// magic), as opposed to a `.dat` text, say.
-pub fn is_position_db(head: &[u8]) -> bool {
-    head.starts_with(MAGIC)
-}
 const VERSION: u32 = 1;
 /// Bytes per record.
 pub const RECORD_LEN: usize = 64;
@@ -36,6 +30,12 @@ pub const BLOCK_RECORDS: usize = 1024;
 pub const HAS_TARGETS: u8 = 1;
 /// The targets come from a rollout (trials and standard errors are set).
 pub const ROLLED_OUT: u8 = 2;
+
+/// True if `head`, the start of a file, is a position database's (its
+/// magic), as opposed to a `.dat` text, say.
+pub fn is_position_db(head: &[u8]) -> bool {
+    head.starts_with(MAGIC)
+}
 
 /// One position and what is known about it.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,6 +1,7 @@
 //! Contact and crashed inputs: 200 base inputs plus two 25-value blocks
 //! (docs/formats.md#contact-and-crashed-inputs), including the contact net's crossed men-off values.
 
+use super::back;
 use super::base::base_inputs;
 use super::half::{half_against, half_inputs};
 use crate::arith::{Arithmetic, Division};
@@ -48,34 +49,29 @@ pub fn crashed_inputs(board: &Board, out: &mut [f32], arith: Arithmetic) {
     write_inputs(board, None, out, arith, true);
 }
 
-/// [`contact_inputs`] of `board`, given the contact inputs `previous.1` of
-/// another board `previous.0` (the candidate moves of one roll come one
-/// after another): the same values, with the features of side 1 that only
-/// depend on its own chequers and on side 0's rearmost one copied from
-/// `previous` when those are the same in both boards.
+/// [`contact_inputs`] of `board`, given (if any) the contact inputs
+/// `previous.1` of another board `previous.0` (the candidate moves of one
+/// roll come one after another): the same values, with the features of
+/// side 1 that only depend on its own chequers and on side 0's rearmost one
+/// copied from `previous` when those are the same in both boards.
 pub fn contact_inputs_after(
-    previous: (&Board, &[f32]),
+    previous: Option<(&Board, &[f32])>,
     board: &Board,
     out: &mut [f32],
     arith: Arithmetic,
 ) {
-    write_inputs(board, Some(previous), out, arith, false);
+    write_inputs(board, previous, out, arith, false);
 }
 
-/// [`crashed_inputs`] of `board`, given the crashed inputs of another
-/// board, as [`contact_inputs_after`].
+/// [`crashed_inputs`] of `board`, given (if any) the crashed inputs of
+/// another board, as [`contact_inputs_after`].
 pub fn crashed_inputs_after(
-    previous: (&Board, &[f32]),
+    previous: Option<(&Board, &[f32])>,
     board: &Board,
     out: &mut [f32],
     arith: Arithmetic,
 ) {
-    write_inputs(board, Some(previous), out, arith, true);
-}
-
-/// The highest point (24 = bar) of `side` that holds a chequer.
-fn rearmost(side: &[u8; 25]) -> Option<usize> {
-    side.iter().rposition(|&c| c > 0)
+    write_inputs(board, previous, out, arith, true);
 }
 
 fn write_inputs(
@@ -95,7 +91,7 @@ fn write_inputs(
         off_non_crashed(s0, &mut out[200..203], div);
         off_non_crashed(s1, &mut out[225..228], div);
     }
-    let same_side_1 = |p: &Board| p.sides[1] == *s1 && rearmost(&p.sides[0]) == rearmost(s0);
+    let same_side_1 = |p: &Board| p.sides[1] == *s1 && back(&p.sides[0]) == back(s0);
     match previous {
         Some((p, inputs)) if same_side_1(p) => {
             out[203..225].copy_from_slice(&inputs[203..225]);
@@ -158,9 +154,9 @@ mod tests {
                     let before = fresh(&pair[0]);
                     let mut got = vec![0f32; 250];
                     if crashed {
-                        crashed_inputs_after((&pair[0], &before), &pair[1], &mut got, arith);
+                        crashed_inputs_after(Some((&pair[0], &before)), &pair[1], &mut got, arith);
                     } else {
-                        contact_inputs_after((&pair[0], &before), &pair[1], &mut got, arith);
+                        contact_inputs_after(Some((&pair[0], &before)), &pair[1], &mut got, arith);
                     }
                     let want = fresh(&pair[1]);
                     assert!(
@@ -172,7 +168,7 @@ mod tests {
                     );
                     reused += usize::from(
                         pair[0].sides[1] == pair[1].sides[1]
-                            && rearmost(&pair[0].sides[0]) == rearmost(&pair[1].sides[0]),
+                            && back(&pair[0].sides[0]) == back(&pair[1].sides[0]),
                     );
                 }
                 assert!(reused > 300, "only {reused} pairs took the copying path");
