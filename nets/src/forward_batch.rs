@@ -59,11 +59,12 @@ pub fn forward_batch(
     #[cfg(target_arch = "x86_64")]
     avx2::finish(net, hidden, count, out, arith);
     #[cfg(not(target_arch = "x86_64"))]
-    finish(net, hidden, count, out, arith, activate);
+    finish(net, hidden, count, out, arith, activate, sums_one_by_one);
 }
 
 /// The hidden sigmoid, the output sums and the output sigmoid of every
-/// vector, from the hidden sums.
+/// vector, from the hidden sums: `activate` one vector's hidden layer,
+/// `output_layer` writes every vector's pre-sigmoid output sums.
 #[inline(always)]
 fn finish(
     net: &Net,
@@ -72,16 +73,39 @@ fn finish(
     out: &mut [[f32; 5]],
     arith: Arithmetic,
     activate: impl Fn(&Net, &mut [f32], Arithmetic),
+    output_layer: impl Fn(&Net, &[f32], usize, &mut [[f32; 5]], Arithmetic),
 ) {
     let padded = net.padded_hidden();
+    for c in 0..count {
+        activate(
+            net,
+            &mut hidden[c * padded..c * padded + net.hidden()],
+            arith,
+        );
+    }
+    output_layer(net, hidden, count, out, arith);
     let beta = -net.beta_output();
-    for (c, o) in out.iter_mut().enumerate().take(count) {
-        let h = &mut hidden[c * padded..c * padded + net.hidden()];
-        activate(net, h, arith);
-        output_sums(net, h, &mut o[..net.outputs()], arith);
+    for o in out.iter_mut().take(count) {
         for v in o.iter_mut() {
             *v = sigmoid(beta * *v);
         }
+    }
+}
+
+/// The output sums of `count` activated vectors (padded rows of `hidden`),
+/// one vector at a time.
+#[inline(always)]
+fn sums_one_by_one(
+    net: &Net,
+    hidden: &[f32],
+    count: usize,
+    out: &mut [[f32; 5]],
+    arith: Arithmetic,
+) {
+    let padded = net.padded_hidden();
+    for (c, o) in out.iter_mut().enumerate().take(count) {
+        let h = &hidden[c * padded..c * padded + net.hidden()];
+        output_sums(net, h, &mut o[..net.outputs()], arith);
     }
 }
 
@@ -154,42 +178,56 @@ mod avx2 {
         arith: crate::arith::Arithmetic,
     ) {
         use crate::arith::Arithmetic;
-        let four_lanes = arith != Arithmetic::Reference && net.outputs() == 5;
-        if !four_lanes {
-            return super::finish(
+        // Two vectors at a time through the output layer where its sums
+        // are the four-lane ones of a five-output net.
+        let pairs = arith != Arithmetic::Reference && net.outputs() == 5;
+        let activate = crate::forward::activate_avx2;
+        if pairs {
+            // SAFETY: `finish_avx2` is reached only after `accumulate_batch`
+            // asserted that this CPU has AVX2.
+            let in_pairs = |net: &Net, h: &[f32], count, out: &mut _, arith| unsafe {
+                sums_in_pairs(net, h, count, out, arith)
+            };
+            super::finish(net, hidden, count, out, arith, activate, in_pairs);
+        } else {
+            super::finish(
                 net,
                 hidden,
                 count,
                 out,
                 arith,
-                crate::forward::activate_avx2,
+                activate,
+                super::sums_one_by_one,
             );
         }
-        // Two vectors at a time through the output layer.
+    }
+
+    /// [`super::sums_one_by_one`] two vectors at a time
+    /// ([`crate::forward::sums_five_pair_avx2`]) for a five-output net in a
+    /// four-lane arithmetic: the same bits.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    unsafe fn sums_in_pairs(
+        net: &Net,
+        hidden: &[f32],
+        count: usize,
+        out: &mut [[f32; 5]],
+        arith: crate::arith::Arithmetic,
+    ) {
         let padded = net.padded_hidden();
-        let n = net.hidden();
-        let beta = -net.beta_output();
-        for c in 0..count {
-            let h = &mut hidden[c * padded..c * padded + n];
-            crate::forward::activate_avx2(net, h, arith);
-        }
         let mut c = 0;
-        while c < count {
-            if c + 1 < count {
-                let (a, b) = out[c..c + 2].split_at_mut(1);
-                let (ha, hb) = hidden[c * padded..].split_at(padded);
-                crate::forward::sums_five_pair_avx2(net, ha, hb, &mut a[0], &mut b[0]);
-                c += 2;
-            } else {
-                let h = &hidden[c * padded..c * padded + n];
-                crate::forward::output_sums(net, h, &mut out[c], arith);
-                c += 1;
-            }
+        while c + 1 < count {
+            let (a, b) = out[c..c + 2].split_at_mut(1);
+            let (ha, hb) = hidden[c * padded..].split_at(padded);
+            // SAFETY: the caller guarantees AVX2.
+            unsafe { crate::forward::sums_five_pair_avx2(net, ha, hb, &mut a[0], &mut b[0]) };
+            c += 2;
         }
-        for o in out.iter_mut().take(count) {
-            for v in o.iter_mut() {
-                *v = super::sigmoid(beta * *v);
-            }
+        if c < count {
+            super::sums_one_by_one(net, &hidden[c * padded..], 1, &mut out[c..], arith);
         }
     }
 
