@@ -769,16 +769,23 @@ fn import_fixture(name: &str, db: &Path) {
 /// databases.
 fn split_fixture(dir: &Path, fixture_name: &str) -> (PathBuf, PathBuf) {
     let all = dir.join("all.db");
-    let (train, held) = (dir.join("train.db"), dir.join("held.db"));
     import_fixture(fixture_name, &all);
+    split(&all, "0.25", "2")
+}
+
+/// `db split` of `all` into `train.db` and `held.db` beside it (`holdout`
+/// of the positions held out, by `seed`); their paths.
+fn split(all: &Path, holdout: &str, seed: &str) -> (PathBuf, PathBuf) {
+    let dir = all.parent().unwrap();
+    let (train, held) = (dir.join("train.db"), dir.join("held.db"));
     ok(&[
         "db",
         "split",
-        s(&all),
+        s(all),
         "--holdout",
-        "0.25",
+        holdout,
         "--seed",
-        "2",
+        seed,
         "-o",
         s(&train),
         "-o",
@@ -931,7 +938,7 @@ fn training_gnubgs_race_net_on_exactly_labelled_races_leaves_its_held_out_error_
     })
     .unwrap();
     std::fs::write(&os8, bytes).unwrap();
-    let (all, train, held) = (path("races.db"), path("train.db"), path("held.db"));
+    let all = path("races.db");
     generate_races(&all, "3000", "21");
     let out = ok(&[
         "db",
@@ -944,19 +951,7 @@ fn training_gnubgs_race_net_on_exactly_labelled_races_leaves_its_held_out_error_
         "-q",
     ]);
     assert!(out.contains("exact, 0 by one-sided rollouts"), "{out}");
-    ok(&[
-        "db",
-        "split",
-        s(&all),
-        "--holdout",
-        "0.2",
-        "--seed",
-        "1",
-        "-o",
-        s(&train),
-        "-o",
-        s(&held),
-    ]);
+    let (train, held) = split(&all, "0.2", "1");
     let held_error = |w: &Path| {
         let (rms, n) = held_rms(&held, "race", w);
         assert!(n >= 200, "only {n} exactly labelled held-out races");
@@ -1002,26 +997,9 @@ fn trained_pruning_nets_keep_the_1_ply_best_in_95_percent_of_held_out_positions(
     let run = |args: &[&str]| ok(&[args, &bearoff[..]].concat());
     // Race positions from self-play, a tenth held out; the training set is
     // the candidate moves of the rest, labelled by gnubg's 0-ply evaluation.
-    let (all, train, held, cands) = (
-        path("races.db"),
-        path("train.db"),
-        path("held.db"),
-        path("cands.db"),
-    );
+    let (all, cands) = (path("races.db"), path("cands.db"));
     generate_races(&all, "3000", "11");
-    ok(&[
-        "db",
-        "split",
-        s(&all),
-        "--holdout",
-        "0.1",
-        "--seed",
-        "1",
-        "-o",
-        s(&train),
-        "-o",
-        s(&held),
-    ]);
+    let (train, held) = split(&all, "0.1", "1");
     run(&[
         "db",
         "candidates",
