@@ -57,12 +57,12 @@ pub(crate) unsafe fn rcp8_reference_avx2(
 /// false without AVX2.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-pub(crate) fn native_rcp_is_reference_for_sigmoid() -> bool {
+pub fn native_rcp_is_reference_for_sigmoid() -> bool {
     static SAME: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *SAME.get_or_init(|| {
         // SAFETY: called only after checking at run time that the CPU has
         // AVX2, the requirement of the `target_feature` function.
-        std::arch::is_x86_feature_detected!("avx2") && unsafe { native_is_reference_avx2() }
+        crate::cpu::has_avx2() && unsafe { native_is_reference_avx2() }
     })
 }
 

@@ -4,6 +4,7 @@
 
 use crate::approx_reciprocal::{rcp4_native, rcp_reference};
 use crate::arith::Arithmetic;
+use crate::cpu;
 use crate::net::Net;
 use crate::sigmoid::{sigmoid, simd_denominator, simd_select, TABLE};
 
@@ -30,22 +31,51 @@ pub enum Simd {
 }
 
 impl Simd {
-    /// Whether this CPU can run the level.
+    /// Whether this CPU can run the level ([`crate::cpu::level`]).
     pub fn is_available(self) -> bool {
-        match self {
-            Simd::Auto | Simd::Portable => true,
-            Simd::Sse2 => cfg!(target_arch = "x86_64"),
-            Simd::Avx2 => has_avx2(),
-            Simd::Avx512 => has_avx2() && has_avx512(),
-        }
+        self.level().is_none_or(|l| l <= cpu::level())
     }
 
-    /// The levels this CPU can run, `Auto` excluded.
+    /// The levels this CPU can run, `Auto` excluded, widest first.
     pub fn available() -> Vec<Simd> {
         [Simd::Avx512, Simd::Avx2, Simd::Sse2, Simd::Portable]
             .into_iter()
             .filter(|s| s.is_available())
             .collect()
+    }
+
+    /// The levels this CPU cannot run (`Auto` excluded), for tests to name
+    /// what they could not check.
+    pub fn unavailable() -> Vec<Simd> {
+        [Simd::Avx512, Simd::Avx2, Simd::Sse2, Simd::Portable]
+            .into_iter()
+            .filter(|s| !s.is_available())
+            .collect()
+    }
+
+    /// The CPU level this names; `None` for `Auto`.
+    fn level(self) -> Option<cpu::Level> {
+        match self {
+            Simd::Auto => None,
+            Simd::Avx512 => Some(cpu::Level::Avx512),
+            Simd::Avx2 => Some(cpu::Level::Avx2),
+            Simd::Sse2 => Some(cpu::Level::Sse2),
+            Simd::Portable => Some(cpu::Level::Portable),
+        }
+    }
+
+    /// `Auto` made concrete: the widest level this CPU runs.
+    #[inline]
+    pub fn resolve(self) -> Simd {
+        match self {
+            Simd::Auto => match cpu::level() {
+                cpu::Level::Avx512 => Simd::Avx512,
+                cpu::Level::Avx2 => Simd::Avx2,
+                cpu::Level::Sse2 => Simd::Sse2,
+                cpu::Level::Portable => Simd::Portable,
+            },
+            s => s,
+        }
     }
 
     /// Whether this level uses AVX2.
@@ -57,44 +87,12 @@ impl Simd {
     /// Whether this level uses AVX-512F (for the batched hidden sums).
     #[inline]
     pub(crate) fn uses_avx512(self) -> bool {
-        match self {
-            Simd::Auto => Simd::Avx512.is_available(),
-            Simd::Avx512 => true,
-            Simd::Avx2 | Simd::Sse2 | Simd::Portable => false,
-        }
+        self.resolve() == Simd::Avx512
     }
 
     #[inline]
     fn avx2(self) -> bool {
-        match self {
-            Simd::Auto => has_avx2(),
-            Simd::Avx2 | Simd::Avx512 => true,
-            Simd::Sse2 | Simd::Portable => false,
-        }
-    }
-}
-
-#[inline]
-fn has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-#[inline]
-fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+        matches!(self.resolve(), Simd::Avx2 | Simd::Avx512)
     }
 }
 
@@ -138,7 +136,7 @@ pub fn hidden_layer(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic, simd
             return;
         }
     }
-    if simd == Simd::Portable {
+    if simd.resolve() == Simd::Portable {
         accumulate_unit_by_unit(net, x, h);
         activate(net, h, arith);
     } else {
@@ -246,7 +244,7 @@ pub fn accumulate_hidden(net: &Net, x: &[f32], h: &mut [f32], simd: Simd) {
             return;
         }
     }
-    if simd == Simd::Portable {
+    if simd.resolve() == Simd::Portable {
         accumulate_unit_by_unit(net, x, h);
     } else {
         accumulate_vector(net, x, h);
@@ -415,7 +413,8 @@ mod avx2 {
         #[test]
         #[allow(unsafe_code)]
         fn vector_sigmoids_match_the_scalar_one() {
-            if !std::arch::is_x86_feature_detected!("avx2") {
+            if !crate::cpu::has_avx2() {
+                eprintln!("NOTE: AVX2 not in use (CPU or BGKIT_SIMD); nothing to compare");
                 return;
             }
             let shape = NetShape {

@@ -23,6 +23,7 @@ pub mod approx_reciprocal;
 pub mod arith;
 pub mod bearoff_eval;
 pub mod classify;
+pub mod cpu;
 pub mod error;
 pub mod evaluate;
 pub mod forward;

@@ -5,7 +5,7 @@
 mod common;
 
 use board::{Board, MoveList};
-use nets::{Arithmetic, Evaluation, Simd};
+use nets::{Arithmetic, Evaluation};
 
 #[test]
 fn batches_of_candidates_match_single_evaluations_bit_for_bit() {
@@ -20,7 +20,7 @@ fn batches_of_candidates_match_single_evaluations_bit_for_bit() {
         Arithmetic::Ieee,
         Arithmetic::Reference,
     ] {
-        for simd in Simd::available() {
+        for simd in common::simd_levels("batches") {
             let eval = common::evaluator(arith).with_simd(simd).unwrap();
             let mut s = eval.scratch();
             let mut compared = 0;

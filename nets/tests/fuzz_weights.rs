@@ -14,7 +14,7 @@ fn binary() -> &'static [u8] {
 
 fn text() -> &'static [u8] {
     static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
-    BYTES.get_or_init(|| std::fs::read(common::shared_text_weights()).expect("text weights"))
+    BYTES.get_or_init(|| common::shipped_text().as_bytes().to_vec())
 }
 
 /// `bytes` with `edits` applied (positions taken modulo `span`, the part

@@ -1,23 +1,15 @@
 //! Weights files we write are accepted by Debian's gnubg 1.07 and its
-//! `makeweights`, and gnubg evaluates with them exactly as we do.
+//! `makeweights`, and gnubg evaluates with them exactly as we do (with this
+//! CPU's approximate reciprocal, `--native-rcp`, as gnubg runs on it).
 
 mod common;
 
 use nets::weights::Format;
 use nets::{weights_binary, weights_text, Arithmetic, BearoffDatabases, Evaluator, Nets};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-const GNUBG: &str = "/usr/games/gnubg";
 const MAKEWEIGHTS: &str = "/usr/games/makeweights";
-
-fn tool(path: &str) -> &str {
-    assert!(
-        Path::new(path).exists(),
-        "{path} is needed: install gnubg with `apt-get install -y gnubg`"
-    );
-    path
-}
 
 /// gnubg's nets with every 37th value changed, as read back from our text
 /// file (so gnubg and we use the same f32 values).
@@ -56,57 +48,6 @@ fn sample_ids() -> Vec<String> {
         .collect()
 }
 
-/// Runs gnubg with `dir` as its package data directory and returns its
-/// 0-ply outputs (f32 bits) for `ids`.
-fn gnubg_outputs(dir: &Path, ids: &[String]) -> Vec<[u32; 5]> {
-    let script = dir.join("eval.py");
-    let list = ids
-        .iter()
-        .map(|id| format!("{id:?}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    std::fs::write(
-        &script,
-        format!(
-            "import gnubg, struct\n\
-             ci = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)\n\
-             ec = {{'cubeful': 0, 'plies': 0, 'deterministic': 1, 'prune': 0, 'noise': 0.0}}\n\
-             for pid in [{list}]:\n\
-             \x20   r = gnubg.evaluate(gnubg.positionfromid(pid), ci, ec)\n\
-             \x20   print('OUT', pid, ' '.join('%08x' % struct.unpack('<I', struct.pack('<f', x))[0] for x in r[:5]))\n"
-        ),
-    )
-    .unwrap();
-    let prefs = dir.join("prefs");
-    std::fs::create_dir_all(&prefs).unwrap();
-    let out = Command::new(tool(GNUBG))
-        .args(["-t", "-q", "-r", "-P"])
-        .arg(dir)
-        .arg("-s")
-        .arg(&prefs)
-        .arg("-p")
-        .arg(&script)
-        .env("HOME", dir)
-        .output()
-        .expect("gnubg runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<[u32; 5]> = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("OUT "))
-        .map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            std::array::from_fn(|k| u32::from_str_radix(f[k + 1], 16).unwrap())
-        })
-        .collect();
-    assert_eq!(
-        rows.len(),
-        ids.len(),
-        "gnubg did not evaluate: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    rows
-}
-
 /// A package data directory holding our weights in one format and gnubg's
 /// one-sided database.
 fn data_dir(nets: &Nets, format: Format) -> tempfile::TempDir {
@@ -127,8 +68,8 @@ fn gnubg_evaluates_with_our_text_and_binary_weights() {
     let ids = sample_ids();
     let paths: Vec<PathBuf> = common::bearoff_paths();
     let db = BearoffDatabases::open(&paths).unwrap();
-    let ours = Evaluator::new(nets.clone(), db, Arithmetic::GnubgFastMath).unwrap();
-    let shipped = common::evaluator(Arithmetic::GnubgFastMath);
+    let ours = Evaluator::new(nets.clone(), db, Arithmetic::GnubgFastMathNative).unwrap();
+    let shipped = common::evaluator(Arithmetic::GnubgFastMathNative);
     let mut s = ours.scratch();
     let want: Vec<[u32; 5]> = ids
         .iter()
@@ -142,9 +83,10 @@ fn gnubg_evaluates_with_our_text_and_binary_weights() {
         shipped.evaluate(&b, &mut s).outputs.map(f32::to_bits) != *w
     });
     assert!(changed, "the perturbation must change some evaluation");
+    let rows: Vec<(String, bool)> = ids.iter().map(|id| (id.clone(), false)).collect();
     for format in [Format::Text, Format::Binary] {
         let dir = data_dir(&nets, format);
-        let got = gnubg_outputs(dir.path(), &ids);
+        let got = common::gnubg_evaluate(dir.path(), &rows, 0);
         for ((id, g), w) in ids.iter().zip(&got).zip(&want) {
             assert_eq!(g, w, "{id} with our {format:?} weights");
         }
@@ -158,7 +100,7 @@ fn makeweights_converts_our_text_to_our_binary() {
     let text = dir.path().join("in.weights");
     let bin = dir.path().join("out.wd");
     std::fs::write(&text, weights_text::write(&nets)).unwrap();
-    let status = Command::new(tool(MAKEWEIGHTS))
+    let status = Command::new(common::gnubg_file(MAKEWEIGHTS))
         .arg(&bin)
         .arg(&text)
         .status()

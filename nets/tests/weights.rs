@@ -5,22 +5,17 @@ mod common;
 
 use nets::weights::{parse, Format};
 use nets::{weights_binary, weights_text, Net, NetKind, NetShape, Nets, WeightsError};
-use std::path::Path;
-
-fn shipped_text() -> String {
-    let path = common::shared_text_weights();
-    std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "gnubg's text weights are needed at {} (the shared reference data): {e}",
-            path.display()
-        )
-    })
-}
 
 #[test]
 fn text_round_trip_is_identical() {
-    let text = shipped_text();
-    let nets = weights_text::parse(&text).unwrap();
+    let text = common::shipped_text();
+    let md5 = databases::published::md5_hex(text.as_bytes()).unwrap();
+    assert_eq!(
+        (text.len(), md5.as_str()),
+        (1_097_781, common::GNUBG_WEIGHTS_TEXT_MD5),
+        "the text written from gnubg.wd is not gnubg's gnubg.weights"
+    );
+    let nets = weights_text::parse(text).unwrap();
     assert_eq!(weights_text::write(&nets), text);
     let shapes: Vec<(usize, usize, usize)> = nets
         .all()
@@ -43,18 +38,16 @@ fn text_round_trip_is_identical() {
 
 #[test]
 fn binary_is_debians_gnubg_wd_and_keeps_every_bit() {
-    let nets = weights_text::parse(&shipped_text()).unwrap();
+    let nets = weights_text::parse(common::shipped_text()).unwrap();
     let bin = weights_binary::write(&nets);
     assert_eq!(bin.len(), 408_016);
     // f32 nearest 472.3782 (gnubg.wd has 0x43EC3069, not 0x43EC3062).
     assert_eq!(&bin[..4], &[0x69, 0x30, 0xec, 0x43]);
-    let debian = Path::new(common::DEBIAN_WEIGHTS);
-    if debian.exists() {
-        assert!(
-            std::fs::read(debian).unwrap() == bin,
-            "differs from {debian:?}"
-        );
-    }
+    let debian = common::weights_path();
+    assert!(
+        std::fs::read(&debian).unwrap() == bin,
+        "differs from {debian:?}"
+    );
     // text → binary → nets: every f32 bit kept; and → text again: identical.
     let (back, format) = parse(&bin).unwrap();
     assert_eq!(format, Format::Binary);
@@ -64,7 +57,7 @@ fn binary_is_debians_gnubg_wd_and_keeps_every_bit() {
             .zip(b.values())
             .all(|(x, y)| x.to_bits() == y.to_bits()));
     }
-    assert_eq!(weights_text::write(&back), shipped_text());
+    assert_eq!(weights_text::write(&back), common::shipped_text());
 }
 
 #[test]

@@ -7,16 +7,11 @@ use std::process::{Command, Output, Stdio};
 const DEBIAN_WEIGHTS: &str = "/usr/lib/gnubg/gnubg.wd";
 
 fn weights() -> PathBuf {
-    if Path::new(DEBIAN_WEIGHTS).exists() {
-        return DEBIAN_WEIGHTS.into();
-    }
-    let text = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/weights/gnubg.weights");
     assert!(
-        text.exists(),
-        "gnubg's weights are needed: `apt-get install -y gnubg` or {}",
-        text.display()
+        Path::new(DEBIAN_WEIGHTS).exists(),
+        "gnubg's weights are needed: `apt-get install -y gnubg` ({DEBIAN_WEIGHTS})"
     );
-    text
+    DEBIAN_WEIGHTS.into()
 }
 
 fn bearoff() -> Vec<String> {

@@ -136,10 +136,7 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
     if targets.blots == 0 {
         return (0, 0, 0);
     }
-    #[cfg(target_arch = "x86_64")]
-    let vector = std::arch::is_x86_feature_detected!("avx2");
-    #[cfg(not(target_arch = "x86_64"))]
-    let vector = false;
+    let vector = crate::cpu::has_avx2();
     let hit = if vector {
         #[cfg(target_arch = "x86_64")]
         {
@@ -604,8 +601,8 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_ways_and_outcomes_equal_the_scalar_ones() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
-            eprintln!("NOTE: this CPU has no AVX2; nothing to compare");
+        if !crate::cpu::has_avx2() {
+            eprintln!("NOTE: AVX2 not in use (CPU or BGKIT_SIMD); nothing to compare");
             return;
         }
         let (mut hitting, mut compared) = (0, 0);

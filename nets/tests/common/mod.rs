@@ -14,27 +14,22 @@ pub const GNUBG_OS0: &str = "/usr/share/gnubg/gnubg_os0.bd";
 /// gnubg's two-sided database (built by the package's post-install step).
 pub const GNUBG_TS0: &str = "/var/lib/gnubg/gnubg_ts0.bd";
 
-/// `../shared/weights/gnubg.weights` relative to the repository root.
-pub fn shared_text_weights() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/weights/gnubg.weights")
+/// The weights gnubg 1.07 ships, as Debian's gnubg package installs them.
+/// Fails the test with instructions when they are missing.
+pub fn weights_path() -> PathBuf {
+    PathBuf::from(gnubg_file(DEBIAN_WEIGHTS))
 }
 
-/// The weights gnubg 1.07 ships: Debian's gnubg.wd, else the shared text
-/// file. Fails the test with instructions when neither exists.
-pub fn weights_path() -> PathBuf {
-    let debian = PathBuf::from(DEBIAN_WEIGHTS);
-    if debian.exists() {
-        return debian;
-    }
-    let text = shared_text_weights();
-    if text.exists() {
-        return text;
-    }
-    panic!(
-        "gnubg's weights are needed: install them with `apt-get install -y gnubg` \
-         ({DEBIAN_WEIGHTS}) or provide {}",
-        text.display()
-    )
+/// The MD5 of gnubg 1.07's text weights file `gnubg.weights` (1,097,781
+/// bytes), from which its `gnubg.wd` is made: bgkit's text writer, given the
+/// nets of `gnubg.wd`, must write exactly that file.
+pub const GNUBG_WEIGHTS_TEXT_MD5: &str = "b42faf608145e57837443b12e69987ea";
+
+/// gnubg's text weights file, as bgkit's writer makes it from `gnubg.wd`
+/// (byte for byte gnubg's own: `weights.rs` checks its MD5).
+pub fn shipped_text() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| nets::weights_text::write(nets()))
 }
 
 /// The shipped nets, loaded once.
@@ -83,6 +78,98 @@ fn generate_databases() -> Vec<PathBuf> {
         write(one_sided_bytes(os), "gnubg_os0.bd"),
         write(two_sided_bytes(ts), "gnubg_ts0.bd"),
     ]
+}
+
+/// The vector levels a test that depends on the CPU runs for: every level
+/// this CPU has (capped by `BGKIT_SIMD`). The others are named on stderr, so
+/// a run on an older CPU says what it could not check.
+pub fn simd_levels(test: &str) -> Vec<nets::Simd> {
+    let missing = nets::Simd::unavailable();
+    if !missing.is_empty() {
+        eprintln!(
+            "NOTE: {test}: not checked on {missing:?}: this CPU (vector level {}, {} in use) cannot run them",
+            nets::cpu::detected(),
+            nets::cpu::level()
+        );
+    }
+    nets::Simd::available()
+}
+
+/// Debian's gnubg 1.07.
+pub const GNUBG: &str = "/usr/games/gnubg";
+
+/// `path`, which the gnubg package installs; fails the test with
+/// instructions when it is missing.
+pub fn gnubg_file(path: &str) -> &str {
+    assert!(
+        Path::new(path).exists(),
+        "{path} is needed: install gnubg with `apt-get install -y gnubg` (scripts/test.sh does)"
+    );
+    path
+}
+
+/// Runs the installed gnubg with `dir` as its package data directory
+/// (weights and bearoff databases) and returns its cubeless `plies`-ply
+/// outputs as f32 bits for each (Position ID, prune) of `rows`: what
+/// gnubg's Python `evaluate` gives on this CPU.
+pub fn gnubg_evaluate(dir: &Path, rows: &[(String, bool)], plies: u32) -> Vec<[u32; 5]> {
+    use std::fmt::Write as _;
+    let script = dir.join("eval.py");
+    let mut list = String::new();
+    for (id, prune) in rows {
+        write!(list, "({id:?}, {}), ", u8::from(*prune)).unwrap();
+    }
+    std::fs::write(
+        &script,
+        format!(
+            "import gnubg, struct\n\
+             ci = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)\n\
+             for pid, prune in [{list}]:\n\
+             \x20   ec = {{'cubeful': 0, 'plies': {plies}, 'deterministic': 1, 'prune': prune, 'noise': 0.0}}\n\
+             \x20   r = gnubg.evaluate(gnubg.positionfromid(pid), ci, ec)\n\
+             \x20   print('OUT', pid, ' '.join('%08x' % struct.unpack('<I', struct.pack('<f', x))[0] for x in r[:5]))\n"
+        ),
+    )
+    .unwrap();
+    let prefs = dir.join("prefs");
+    std::fs::create_dir_all(&prefs).unwrap();
+    let out = std::process::Command::new(gnubg_file(GNUBG))
+        .args(["-t", "-q", "-r", "-P"])
+        .arg(dir)
+        .arg("-s")
+        .arg(&prefs)
+        .arg("-p")
+        .arg(&script)
+        .env("HOME", dir)
+        .output()
+        .expect("gnubg runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let got: Vec<[u32; 5]> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("OUT "))
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            std::array::from_fn(|k| u32::from_str_radix(f[k + 1], 16).unwrap())
+        })
+        .collect();
+    assert_eq!(
+        got.len(),
+        rows.len(),
+        "gnubg did not evaluate: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    got
+}
+
+/// A package data directory for gnubg holding links to the shipped weights
+/// and the databases of [`bearoff_paths`].
+pub fn shipped_data_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(gnubg_file(DEBIAN_WEIGHTS), dir.path().join("gnubg.wd")).unwrap();
+    for (path, name) in bearoff_paths().iter().zip(["gnubg_os0.bd", "gnubg_ts0.bd"]) {
+        std::os::unix::fs::symlink(path, dir.path().join(name)).unwrap();
+    }
+    dir
 }
 
 /// An evaluator with gnubg's nets and databases.

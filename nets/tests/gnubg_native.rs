@@ -1,0 +1,55 @@
+//! `--native-rcp` against the installed gnubg 1.07 on this machine's CPU:
+//! gnubg's fast-math build takes the hidden sigmoid's reciprocal from the
+//! CPU's `rcpps`, whose low bits differ between CPU models, so
+//! [`Arithmetic::GnubgFastMathNative`] must give exactly what gnubg prints
+//! here, whatever the vendor. (The default arithmetic, which emulates the
+//! reference CPU, is checked against committed data in `reference.rs`.)
+
+mod common;
+
+use nets::Arithmetic;
+
+/// Every `step`-th reference position at `plies`, with each prune setting
+/// the fixture has: gnubg's bits and ours, equal.
+fn compare(refs: &[common::Reference], plies: u32) -> usize {
+    let rows: Vec<(String, bool)> = refs.iter().map(|r| (r.id.clone(), r.prune)).collect();
+    let dir = common::shipped_data_dir();
+    let theirs = common::gnubg_evaluate(dir.path(), &rows, plies);
+    let eval = common::evaluator(Arithmetic::GnubgFastMathNative);
+    let mut s = eval.scratch();
+    let mut differ = Vec::new();
+    for (r, t) in refs.iter().zip(&theirs) {
+        let ours = eval.evaluate_plied(&r.board, plies, r.prune, &mut s);
+        if ours.outputs.map(f32::to_bits) != *t {
+            differ.push(format!(
+                "{} prune={}: ours {:?}, gnubg {:?}",
+                r.id,
+                r.prune,
+                ours.outputs,
+                t.map(f32::from_bits)
+            ));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {} positions differ at {plies} ply on this CPU ({}), e.g. {:?}",
+        differ.len(),
+        refs.len(),
+        nets::cpu::detected(),
+        &differ[..differ.len().min(3)]
+    );
+    refs.len()
+}
+
+#[test]
+fn native_rcp_equals_the_installed_gnubg_at_0_ply_on_every_reference_position() {
+    let n = compare(&common::reference_0ply(), 0);
+    assert_eq!(n, 10_262);
+}
+
+#[test]
+fn native_rcp_equals_the_installed_gnubg_at_1_ply_with_and_without_pruning() {
+    let refs = common::reference_1ply();
+    assert!(refs.iter().any(|r| r.prune) && refs.iter().any(|r| !r.prune));
+    compare(&refs, 1);
+}
