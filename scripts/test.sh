@@ -30,5 +30,19 @@ if cargo tree -p nets -e normal --locked | grep -E "\b(clap|indicatif|ctrlc|fs4|
   echo "nets must not depend on the crates listed above" >&2
   exit 1
 fi
+echo "== no test or script reads outside the repository"
+if git grep -n -e '[.][.]/shared' -- ':!*.md'; then
+  echo "tests and scripts must not read the shared reference folder beside the repository: a user's clone has none" >&2
+  exit 1
+fi
 echo "== cargo test --workspace"
 cargo test --workspace --locked
+# The evaluator again with its vector code capped (BGKIT_SIMD, docs/nets.md),
+# as on a CPU without AVX2 or without any SIMD path; then what this CPU
+# could not check.
+for level in sse2 portable; do
+  echo "== cargo test -p nets with BGKIT_SIMD=$level"
+  BGKIT_SIMD=$level cargo test -p nets --locked
+done
+echo "== vector levels"
+cargo test -p nets --locked --lib cpu:: -- --nocapture 2>&1 | grep "vector level"

@@ -136,6 +136,20 @@ mod tests {
         if cfg!(target_arch = "x86_64") {
             assert!(detected() >= Level::Sse2);
         }
-        eprintln!("vector level: detected {}, in use {}", detected(), level());
+        let untested: Vec<&str> = Level::ALL
+            .into_iter()
+            .filter(|&l| l > level())
+            .map(Level::name)
+            .collect();
+        eprintln!(
+            "vector level: this CPU has {}, the tests use {}; levels they cannot check here: {}",
+            detected(),
+            level(),
+            if untested.is_empty() {
+                "none".to_string()
+            } else {
+                untested.join(", ")
+            }
+        );
     }
 }
