@@ -26,6 +26,16 @@ impl Roll {
     pub const fn is_double(self) -> bool {
         self.high == self.low
     }
+
+    /// The orders in which a move may play this roll's dice: four of the
+    /// number for a double; high then low, and low then high, otherwise.
+    pub fn play_orders(self) -> Vec<Vec<u8>> {
+        if self.is_double() {
+            vec![vec![self.high; 4]]
+        } else {
+            vec![vec![self.high, self.low], vec![self.low, self.high]]
+        }
+    }
 }
 
 const fn build_rolls() -> [Roll; 21] {

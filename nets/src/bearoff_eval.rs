@@ -3,7 +3,7 @@
 //! (`gnubg_ts0.bd`), read through the `databases` crate.
 
 use crate::arith::Arithmetic;
-use crate::race_backgammon::first_off_gammons;
+use crate::first_off;
 use board::Board;
 use board::Probabilities;
 use databases::decode::{probabilities, race_probabilities};
@@ -221,7 +221,7 @@ impl BearoffDatabases {
             }
             _ => {
                 let mut out = race_probabilities(&p1, &p1, &p0, &p0, false);
-                let (wg, lg) = first_off_gammons(board, &p1, &p0);
+                let (wg, lg) = first_off::gammons(board, &p1, &p0);
                 out[1] = wg;
                 out[3] = lg;
                 out

@@ -26,6 +26,7 @@ pub mod classify;
 pub mod cpu;
 pub mod error;
 pub mod evaluate;
+mod first_off;
 pub mod forward;
 pub mod forward_batch;
 pub mod inputs;
@@ -51,9 +52,4 @@ pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES}
 pub use net::{Net, NetKind, NetShape, Nets, Parameters};
 pub use train::{train_net, TrainScratch};
 
-/// Probabilities of every gnubg net and evaluation.
-pub const NUM_OUTPUTS: usize = 5;
-
-/// Win, win gammon, win backgammon, lose gammon, lose backgammon (gammons
-/// include backgammons), from the view of the side on roll.
-pub type Probabilities = [f32; NUM_OUTPUTS];
+pub use board::{Probabilities, NUM_OUTPUTS};
