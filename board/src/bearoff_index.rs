@@ -104,6 +104,21 @@ pub fn position_count(p: usize, n: usize) -> usize {
 }
 
 /// Ranks and unranks for a fixed `(points, chequers)` pair.
+///
+/// ```
+/// use board::{BearoffIndexer, POINTS};
+///
+/// // gnubg_os0.bd: up to 15 chequers on 6 points.
+/// let six = BearoffIndexer::new(6, 15);
+/// assert_eq!(six.len(), 54_264);
+///
+/// let mut side = [0u8; POINTS];
+/// side[1] = 2; // two chequers on the 2-point
+/// let id = six.rank(&side);
+/// assert_eq!(six.side(id), side);
+/// assert_eq!(BearoffIndexer::new(2, 15).rank(&side), 5);
+/// assert_eq!(six.rank(&[0; POINTS]), 0); // all borne off
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BearoffIndexer {
     /// Points per side covered by the index.

@@ -61,6 +61,23 @@ pub const ROLLS: [Roll; 21] = build_rolls();
 /// values of each 32-bit draw rejected so the six faces are equally likely.
 /// Seeded alike, it rolls exactly gnubg 1.07's sequence (`set rng mersenne`,
 /// `set seed N`).
+///
+/// ```
+/// use board::{Dice, ROLLS};
+///
+/// // gnubg 1.07: `set rng mersenne`, `set seed 1`.
+/// let mut dice = Dice::new(1);
+/// assert_eq!(dice.roll(), (3, 6));
+/// assert_eq!(dice.roll(), (5, 6));
+///
+/// // Reproducible streams named by several words (a seed, a game number).
+/// let (a, b) = Dice::with_key(&[1, 7]).opening_roll();
+/// assert_ne!(a, b);
+/// assert_eq!(Dice::with_key(&[1, 7]).opening_roll(), (a, b));
+///
+/// // The 21 distinct rolls stand for the 36 outcomes.
+/// assert_eq!(ROLLS.iter().map(|r| r.weight()).sum::<u32>(), 36);
+/// ```
 #[derive(Clone)]
 pub struct Dice {
     mt: Mt,

@@ -26,6 +26,21 @@ fn in_winners_home_or_bar(side: &crate::SideArray) -> bool {
 }
 
 /// Scores a finished game, or returns `None` if both sides still have chequers.
+///
+/// ```
+/// use board::{cubeless_equity, eval_over, Board, Variant};
+///
+/// let start = Board::starting();
+/// assert_eq!(eval_over(&start, Variant::Standard), None);
+///
+/// // The side on roll has borne off; the opponent has all 15 left, two of
+/// // them still in the winner's home board: a backgammon.
+/// let mut over = start;
+/// over.sides[1] = [0; 25];
+/// let p = eval_over(&over, Variant::Standard).expect("the game is over");
+/// assert_eq!(p, [1.0, 1.0, 1.0, 0.0, 0.0]);
+/// assert_eq!(cubeless_equity(&p), 3.0);
+/// ```
 pub fn eval_over(board: &Board, variant: Variant) -> Option<Probabilities> {
     let n = variant.chequers();
     if board.chequers(0) == 0 {

@@ -4,6 +4,19 @@
 use crate::Board;
 
 /// Seven little-endian nibble-packed words covering both sides and bars.
+///
+/// ```
+/// use board::{Board, PositionKey};
+///
+/// let start = Board::starting();
+/// let key = PositionKey::from(&start);
+/// assert_eq!(Board::from(&key), start);
+///
+/// let mut moved = start;
+/// moved.sides[1][7] -= 1; // 8/5
+/// moved.sides[1][4] += 1;
+/// assert_ne!(PositionKey::from(&moved), key);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct PositionKey(pub [u32; 7]);
 

@@ -89,6 +89,30 @@ impl Position for Board {
 }
 
 /// Receives the plays of one roll in gnubg's order.
+///
+/// A sink that only counts what it is told (duplicates included, unlike
+/// [`MoveList`]):
+///
+/// ```
+/// use board::{generate_plays, Board, MoveList, PlaySink};
+///
+/// struct Count(usize);
+///
+/// impl PlaySink for Count {
+///     fn reset(&mut self) {
+///         self.0 = 0;
+///     }
+///     fn play(&mut self, _: &Board) {
+///         self.0 += 1;
+///     }
+/// }
+///
+/// let start = Board::starting();
+/// let mut count = Count(0);
+/// generate_plays(&start, 6, 6, &mut count);
+/// let distinct = MoveList::new().generate(&start, 6, 6).len();
+/// assert!(distinct > 0 && count.0 >= distinct);
+/// ```
 pub trait PlaySink<P = Board> {
     /// Every play reported so far is superseded by one using more dice.
     fn reset(&mut self);
@@ -230,6 +254,32 @@ impl<'a, S> MostDice<'a, S> {
 
 /// gnubg's move list: distinct resulting positions, first occurrence keeps its
 /// slot. Reuse one `MoveList` across calls to avoid allocation.
+///
+/// A chequer on the bar against a closed board cannot move: the list is
+/// empty.
+///
+/// ```
+/// use board::{Board, MoveList, BAR, POINTS};
+///
+/// let mut on_roll = [0u8; POINTS];
+/// on_roll[BAR] = 1;
+/// on_roll[5] = 14;
+/// let mut opponent = [0u8; POINTS];
+/// opponent[..6].fill(2); // every point of its home board made
+/// opponent[12] = 3;
+/// let closed = Board::new(opponent, on_roll);
+///
+/// let mut moves = MoveList::new();
+/// for (first, second) in [(6, 5), (1, 1), (4, 2)] {
+///     assert!(moves.generate(&closed, first, second).is_empty());
+/// }
+///
+/// // With the bar chequer on the 6-point instead, 6-5 bears off two.
+/// let mut open = closed;
+/// open.sides[1][BAR] = 0;
+/// open.sides[1][5] = 15;
+/// assert!(!moves.generate(&open, 6, 5).is_empty());
+/// ```
 #[derive(Clone, Debug)]
 pub struct MoveList {
     boards: Vec<Board>,

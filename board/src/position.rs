@@ -9,6 +9,24 @@ pub const BAR: usize = 24;
 pub type SideArray = [u8; POINTS];
 
 /// A position: `sides[1]` is the side on roll, `sides[0]` the opponent.
+///
+/// ```
+/// use board::{Board, BAR, POINTS};
+///
+/// // The side on roll: two chequers on its 6-point and one on the bar;
+/// // the opponent: three on its ace point.
+/// let mut on_roll = [0u8; POINTS];
+/// on_roll[5] = 2;
+/// on_roll[BAR] = 1;
+/// let mut opponent = [0u8; POINTS];
+/// opponent[0] = 3;
+/// let board = Board::new(opponent, on_roll);
+///
+/// assert_eq!(board.chequers(1), 3);
+/// assert_eq!(board.pips(1), 2 * 6 + 25);
+/// assert_eq!(board.back(1), Some(BAR));
+/// assert_eq!(board.swapped().pips(1), 3);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Board {
     /// Chequer counts per side; borne-off chequers are not stored.

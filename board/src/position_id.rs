@@ -60,6 +60,25 @@ impl Board {
     }
 
     /// Parses a Position ID and checks that it describes a legal board.
+    ///
+    /// ```
+    /// use board::{Board, PositionIdError};
+    ///
+    /// let board = Board::from_position_id("4HPwATDgc/ABMA")?;
+    /// assert_eq!(board, Board::starting());
+    /// assert_eq!(board.position_id(), "4HPwATDgc/ABMA");
+    /// assert_eq!(Board::from_id_bytes(&board.id_bytes()), Ok(board));
+    ///
+    /// assert_eq!(
+    ///     Board::from_position_id("4HPwATDgc"),
+    ///     Err(PositionIdError::Length(9))
+    /// );
+    /// assert_eq!(
+    ///     Board::from_position_id("4HPwATDgc/AB!A"),
+    ///     Err(PositionIdError::Character('!'))
+    /// );
+    /// # Ok::<(), PositionIdError>(())
+    /// ```
     pub fn from_position_id(id: &str) -> Result<Board, PositionIdError> {
         let chars: Vec<char> = id.chars().collect();
         if chars.len() != ID_LEN {

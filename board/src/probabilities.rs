@@ -14,6 +14,18 @@ pub const NUM_OUTPUTS: usize = 5;
 pub type Probabilities = [f32; NUM_OUTPUTS];
 
 /// The same probabilities seen from the other side.
+///
+/// ```
+/// use board::{cubeless_equity, invert, jacoby_equity};
+///
+/// // Win 75 % (a gammon 25 %), lose a gammon 12.5 %.
+/// let p = [0.75, 0.25, 0.0, 0.125, 0.0];
+/// let q = invert(&p);
+/// assert_eq!(q, [0.25, 0.125, 0.0, 0.25, 0.0]);
+/// assert_eq!(cubeless_equity(&p), 0.625);
+/// assert_eq!(cubeless_equity(&q), -0.625);
+/// assert_eq!(jacoby_equity(&p), 0.5);
+/// ```
 #[inline]
 pub fn invert(p: &Probabilities) -> Probabilities {
     [1.0 - p[0], p[3], p[4], p[1], p[2]]

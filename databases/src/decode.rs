@@ -48,6 +48,21 @@ pub fn probabilities(d: &Distribution, scale: Scale) -> [f32; 32] {
 
 /// Probabilities with mean and standard deviation accumulated in f32 in
 /// gnubg's order (`sx += r·p`, `sx2 += r·(r·p)`, r = 1..31).
+///
+/// ```
+/// use databases::decode::{roll_distribution, Scale};
+/// use databases::DONE;
+///
+/// let done = roll_distribution(&DONE, Scale::Divide);
+/// assert_eq!((done.p[0], done.mean, done.sd), (1.0, 0.0, 0.0));
+///
+/// // Off in one roll or in two, about half and half.
+/// let mut stored = [0u16; 32];
+/// stored[1] = 32768;
+/// stored[2] = 32767;
+/// let d = roll_distribution(&stored, Scale::Divide);
+/// assert!((d.mean - 1.5).abs() < 1e-4 && (d.sd - 0.5).abs() < 1e-4);
+/// ```
 pub fn roll_distribution(d: &Distribution, scale: Scale) -> RollDistribution {
     let p = probabilities(d, scale);
     let (mut sx, mut sx2) = (0f32, 0f32);
@@ -100,6 +115,14 @@ pub fn race_probabilities(
 }
 
 /// A stored two-sided u16 value as an equity: `u / 32767.5 − 1` (f32).
+///
+/// ```
+/// use databases::decode::two_sided_equity;
+///
+/// assert_eq!(two_sided_equity(0xFFFF), 1.0);
+/// assert_eq!(two_sided_equity(0x0000), -1.0);
+/// assert!(two_sided_equity(0xBFFF) > 0.49 && two_sided_equity(0xBFFF) < 0.51);
+/// ```
 pub fn two_sided_equity(u: u16) -> f32 {
     two_sided_equity_with(u, Scale::Divide)
 }

@@ -118,6 +118,27 @@ impl Kind {
 
     /// Parses a header the way gnubg's reader does, with range checks on
     /// the fields gnubg validates and on the flags (which must be 0 or 1).
+    ///
+    /// ```
+    /// use databases::header::{HeaderError, Kind};
+    ///
+    /// // The header of gnubg_os0.bd.
+    /// let header = b"gnubg-OS-06-15-1-1-0xxxxxxxxxxxxxxxxxxx\n";
+    /// let kind = Kind::parse(header)?;
+    /// assert_eq!(kind, Kind::OneSided { points: 6, gammons: true, compressed: true });
+    /// assert_eq!(kind.side_positions(), 54_264);
+    /// assert_eq!(&kind.header(), header);
+    /// assert_eq!(
+    ///     kind.to_string(),
+    ///     "one-sided, 6 points, 15 chequers, gammons yes, compressed yes"
+    /// );
+    ///
+    /// assert_eq!(Kind::parse(b"gnubg-OS-06"), Err(HeaderError::Short));
+    /// let mut other = *header;
+    /// other[..5].copy_from_slice(b"GNUBG");
+    /// assert_eq!(Kind::parse(&other), Err(HeaderError::Magic));
+    /// # Ok::<(), HeaderError>(())
+    /// ```
     pub fn parse(bytes: &[u8]) -> Result<Kind, HeaderError> {
         if bytes.len() < HEADER_LEN {
             return Err(HeaderError::Short);

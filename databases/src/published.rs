@@ -35,6 +35,19 @@ const TWO_SIDED_SIX_POINTS: [&str; 11] = [
 
 /// The published MD5 (lowercase hex) of a file with a header of this kind,
 /// if gnubg's manual lists one.
+///
+/// ```
+/// use databases::published::{md5_hex, published_md5};
+/// use databases::Kind;
+///
+/// // gnubg_os0.bd, as `makebearoff -o 6` writes it.
+/// let os6 = Kind::OneSided { points: 6, gammons: true, compressed: true };
+/// assert_eq!(published_md5(os6), Some("3dc7b833c4670849cee00479a9e21b49"));
+/// assert_eq!(published_md5(Kind::Hyper { chequers: 3 }), None);
+///
+/// assert_eq!(md5_hex(&b""[..])?, "d41d8cd98f00b204e9800998ecf8427e");
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn published_md5(kind: Kind) -> Option<&'static str> {
     match kind {
         Kind::OneSided {

@@ -185,6 +185,31 @@ impl Database {
     ///
     /// The file is memory-mapped (small files are read): it must not be
     /// truncated or rewritten by another process while the `Database` lives.
+    ///
+    /// ```
+    /// use databases::{Database, Kind};
+    ///
+    /// // What `makebearoff -t 1x1 -C -f ts1x1.bd` writes (see the crate's
+    /// // example).
+    /// let kind = Kind::TwoSided { points: 1, chequers: 1, cubeful: false };
+    /// let mut bytes = kind.header().to_vec();
+    /// for u in [0xFFFF_u16, 0xFFFF, 0x0000, 0xFFFF] {
+    ///     bytes.extend_from_slice(&u.to_le_bytes());
+    /// }
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("ts1x1.bd");
+    /// std::fs::write(&path, &bytes)?;
+    ///
+    /// let db = Database::open(&path)?;
+    /// assert_eq!((db.kind(), db.len()), (kind, 48));
+    /// assert_eq!(db.two_sided(1, 1)[0], 32767); // +1 for the side on roll
+    ///
+    /// // A truncated file is refused, naming the problem.
+    /// std::fs::write(&path, &bytes[..46])?;
+    /// let error = Database::open(&path).unwrap_err();
+    /// assert!(error.to_string().contains("truncated"), "{error}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(path: &Path) -> Result<Database, ReadError> {
         Database::open_as(path, None)
     }

@@ -242,6 +242,27 @@ fn check_two_sided(us: usize, them: usize, v: [u16; 4], cubeful: bool) -> Result
 /// Checks every record in parallel and returns the first bad one.
 /// `progress` is called with the number of records checked since its last
 /// call.
+///
+/// ```
+/// use databases::verify::first_bad_record;
+/// use databases::{Database, Kind};
+///
+/// // The database of the crate's example, then with record 2 (the
+/// // opponent borne off, which must be −1) damaged.
+/// let kind = Kind::TwoSided { points: 1, chequers: 1, cubeful: false };
+/// let mut bytes = kind.header().to_vec();
+/// for u in [0xFFFF_u16, 0xFFFF, 0x0000, 0xFFFF] {
+///     bytes.extend_from_slice(&u.to_le_bytes());
+/// }
+/// let good = Database::from_bytes("good.bd", bytes.clone(), None)?;
+/// assert_eq!(first_bad_record(&good, &|_| {}), None);
+///
+/// bytes[40 + 2 * 2] = 0x01;
+/// let damaged = Database::from_bytes("damaged.bd", bytes, None)?;
+/// let bad = first_bad_record(&damaged, &|_| {}).expect("record 2 is damaged");
+/// assert_eq!(bad.index, 2);
+/// # Ok::<(), databases::ReadError>(())
+/// ```
 pub fn first_bad_record(db: &Database, progress: &(dyn Fn(u64) + Sync)) -> Option<BadRecord> {
     let checker = Checker::new(db);
     let total = db.records() as u64;
