@@ -14,7 +14,7 @@ use trainer::evaluator_args::EvaluatorArgs;
 use trainer::posdb::{class_code, class_from_code, position_id, PositionDb, Record};
 use trainer::rollout::RolloutSettings;
 use trainer::rollout_job::{
-    finish, journal_path, journaled, rollout_db, JobOptions, Journal, Shard,
+    check_no_journal, finish, journal_path, journaled, rollout_db, JobOptions, Journal, Shard,
 };
 
 /// Arguments of `trainer db`.
@@ -220,7 +220,7 @@ struct LabelArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Continue an interrupted --race labelling from DB.journal.
-    #[arg(long, requires = "race")]
+    #[arg(long, requires = "race", conflicts_with = "eval")]
     resume: bool,
     /// Positions labelled between journal syncs.
     #[arg(long, default_value_t = 64, hide = true)]
@@ -258,6 +258,14 @@ impl DbArgs {
 
 fn open(path: &Path) -> Result<PositionDb> {
     PositionDb::open(path).with_context(|| format!("{}", path.display()))
+}
+
+/// Fails unless a database can be written at `path`: writable (see
+/// `support::atomic::check_writable`), and without the journal of an
+/// interrupted job that replacing it would silently end.
+fn check_db_output(path: &Path) -> Result<()> {
+    check_no_journal(path)?;
+    support::atomic::check_writable(path).map_err(io_context(path))
 }
 
 fn save(db: &PositionDb, path: &Path) -> Result<()> {
@@ -319,7 +327,7 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             for p in exclude {
                 left_out.extend(open(p)?.records.iter().map(|r| r.key));
             }
-            support::atomic::check_writable(output).map_err(io_context(output))?;
+            check_db_output(output)?;
             let mut merged = PositionDb::merge(&all)?;
             let before = merged.records.len();
             merged.records.retain(|r| !left_out.contains(&r.key));
@@ -564,7 +572,7 @@ fn label_eval(args: &LabelArgs) -> Result<Outcome> {
     let eval = args.evaluator.build()?;
     let mut db = open(&args.db)?;
     let _lock = support::lock::OutputLock::acquire(&args.db)?;
-    support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
+    check_db_output(&args.db)?;
     if db.records.is_empty() {
         bail!("{}: no positions to label", args.db.display());
     }
@@ -627,7 +635,7 @@ fn candidates(
         .collect::<Result<Vec<_>>>()?;
     let bearoff = nets::BearoffDatabases::open(&trainer::defaults::bearoff(bearoff))?;
     let db = open(input)?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
+    check_db_output(output)?;
     let boards = boards_of(&db, input)?;
     let records: Vec<Record> = trainer::candidates::candidates(&boards, seed)
         .into_iter()
@@ -663,7 +671,7 @@ fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
     let db_files = trainer::defaults::bearoff(bearoff);
     let bearoff = nets::BearoffDatabases::open(&db_files)?;
     let (db, duplicates) = read_dat(input, &bearoff)?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
+    check_db_output(output)?;
     save(&db, output)?;
     save_provenance(
         output,
@@ -735,7 +743,7 @@ fn split(db: &Path, holdout: f64, seed: u64, outputs: &[PathBuf]) -> Result<Outc
     };
     let data = open(db)?;
     for p in [train, held] {
-        support::atomic::check_writable(p).map_err(io_context(p))?;
+        check_db_output(p)?;
     }
     let (mut a, mut b) = (PositionDb::default(), PositionDb::default());
     a.rollout_settings = data.rollout_settings.clone();
@@ -880,7 +888,7 @@ fn generate(
         .collect::<Result<Vec<_>>>()?;
     let weights = trainer::defaults::weights(evaluator.weights.as_deref())?;
     let eval = evaluator.build()?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
+    check_db_output(output)?;
     let mut bar = Progress::new("trainer db generate", "games", games, false);
     let (records, stats) =
         trainer::generate::generate(&eval, games, seed, threshold, &classes, &mut |d| {
