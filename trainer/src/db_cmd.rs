@@ -10,7 +10,7 @@ use std::sync::Arc;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::dat;
-use trainer::evaluator_args::EvaluatorArgs;
+use trainer::evaluator_args::{bearoff_md5, EvaluatorArgs, EvaluatorId};
 use trainer::posdb::{class_code, class_from_code, position_id, PositionDb, Record};
 use trainer::rollout::RolloutSettings;
 use trainer::rollout_job::{
@@ -400,6 +400,7 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
                 truncate: !no_truncate,
                 variance_reduction: *variance_reduction,
                 weights_md5: file_md5(&weights)?,
+                evaluator: EvaluatorId::of(&eval)?,
             };
             let mut bar: Option<Progress> = None;
             let summary = rollout_db(
@@ -463,8 +464,8 @@ pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(Posit
 /// `db label --race`: journaled like a rollout, so kill -9 loses no
 /// finished position and `--resume` continues.
 fn label(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
-    let bearoff_files = trainer::defaults::bearoff(&args.evaluator.bearoff);
-    let bearoff = nets::BearoffDatabases::open(&bearoff_files)?;
+    let bearoff =
+        nets::BearoffDatabases::open(&trainer::defaults::bearoff(&args.evaluator.bearoff))?;
     let mut db = open(&args.db)?;
     let _lock = support::lock::OutputLock::acquire(&args.db)?;
     support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
@@ -486,15 +487,16 @@ fn label(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
         };
         bail!("{}: no {which} to label", args.db.display());
     }
-    let settings = serde_json::json!({
+    let mut settings = serde_json::json!({
         "label": "race",
         "exact_only": args.exact_only,
         "games": args.games,
         "seed": args.seed,
-        "bearoff": bearoff.paths(),
-        "bearoff_md5": bearoff_files.iter().map(|p| file_md5(p)).collect::<Result<Vec<_>>>()?,
+        "bearoff_md5": bearoff_md5(&bearoff)?,
     });
     let fingerprint = databases::published::md5_hex(settings.to_string().as_bytes())?;
+    // For the provenance only: the fingerprint knows the files by content.
+    settings["bearoff"] = serde_json::json!(bearoff.paths());
     let work = |i: usize, r: &Record| -> Result<Record, trainer::posdb::DbError> {
         let board = board::Board::from_id_bytes(&r.key).map_err(|e| {
             trainer::posdb::DbError::Corrupt(format!("record {i} is not a position ({e})"))

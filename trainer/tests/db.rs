@@ -1330,3 +1330,58 @@ fn label_eval_refuses_a_database_with_an_interrupted_race_labelling() {
     assert!(report.contains("from the journal"), "{report}");
     assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
 }
+
+/// Issue item 5: a rollout's fingerprint holds the arithmetic and the
+/// bearoff databases (by content, not by path): `--resume` with another
+/// arithmetic or other databases is refused, shards rolled with another
+/// arithmetic do not merge, and the same files under other names resume.
+#[test]
+fn rollout_fingerprints_hold_the_arithmetic_and_the_bearoff_files() {
+    let dir = tempdir("bgkit-db-fingerprint.");
+    let d = dir.path();
+    let settings = ["--trials", "144", "--seed", "3", "-q"];
+    let whole = fixture_part(d, "whole", 0..60);
+    ok(&rollout_args(&whole, &settings, &[]));
+    let cut = fixture_part(d, "cut", 0..60);
+    let mut cmd = Command::new(BIN);
+    cmd.args(rollout_args(&cut, &settings, &["--chunk", "2"]));
+    kill_9_once_journaled(cmd, &d.join("cut.db.journal"));
+    let before = std::fs::read(&cut).unwrap();
+    for other in [&["--ieee"][..], &["--reference"], &["--bearoff", OS0]] {
+        let mut args = vec!["db", "rollout", s(&cut), "--resume"];
+        args.extend(settings);
+        args.extend(["--weights", GNUBG_WD]);
+        args.extend(other);
+        assert_one_line_failure(BIN, "trainer", &args, "other settings");
+    }
+    assert_eq!(std::fs::read(&cut).unwrap(), before);
+    let (one, two) = (d.join("one.bd"), d.join("two.bd"));
+    std::fs::copy(OS0, &one).unwrap();
+    std::fs::copy(TS0, &two).unwrap();
+    let mut args = vec!["db", "rollout", s(&cut), "--resume"];
+    args.extend(settings);
+    args.extend([
+        "--weights",
+        GNUBG_WD,
+        "--bearoff",
+        s(&two),
+        "--bearoff",
+        s(&one),
+    ]);
+    ok(&args);
+    assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
+    // Shards of one database rolled out with different arithmetic.
+    let parts: Vec<PathBuf> = (1..=2)
+        .map(|k| fixture_part(d, &format!("part{k}"), 0..10))
+        .collect();
+    ok(&rollout_args(&parts[0], &settings, &["--shard", "1/2"]));
+    ok(&rollout_args(
+        &parts[1],
+        &settings,
+        &["--shard", "2/2", "--ieee"],
+    ));
+    let merged = d.join("merged.db");
+    let args = ["db", "merge", s(&parts[0]), s(&parts[1]), "-o", s(&merged)];
+    assert_one_line_failure(BIN, "trainer", &args, "different settings");
+    assert!(!merged.exists());
+}
