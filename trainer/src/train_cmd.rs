@@ -217,6 +217,21 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let mut order = permutation(args.seed, saved.state.shuffles - 1, records.len());
     let kind = net_kind(class, args.prune);
     loop {
+        // Stop where a kill -9 would have: before the errors' step of the
+        // schedule, so that a resumed run takes it once, as an
+        // uninterrupted one does.
+        if stop.load(Ordering::SeqCst) {
+            recycled
+                .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets()))
+                .map_err(io_context(&ckpt))?;
+            bar.finish();
+            support::note!(
+                "trainer train: stopped after {} epochs; checkpoint {} (continue with --resume)",
+                saved.state.epochs,
+                ckpt.display()
+            );
+            return Ok(Outcome::Interrupted);
+        }
         let (er, mx) = errors(&eval, &records, &schedule);
         saved.curve.retain(|c| c.0 < saved.state.epochs);
         saved
@@ -245,18 +260,6 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             || args.until_bottoms.is_some_and(|k| saved.state.bottoms >= k);
         if done {
             break;
-        }
-        if stop.load(Ordering::SeqCst) {
-            recycled
-                .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets()))
-                .map_err(io_context(&ckpt))?;
-            bar.finish();
-            support::note!(
-                "trainer train: stopped after {} epochs; checkpoint {} (continue with --resume)",
-                saved.state.epochs,
-                ckpt.display()
-            );
-            return Ok(Outcome::Interrupted);
         }
         train_epoch(&mut eval, &records, &order, saved.state.alpha, &schedule);
         after_epoch(&mut saved.state, &schedule);

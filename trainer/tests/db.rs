@@ -1385,3 +1385,83 @@ fn rollout_fingerprints_hold_the_arithmetic_and_the_bearoff_files() {
     assert_one_line_failure(BIN, "trainer", &args, "different settings");
     assert!(!merged.exists());
 }
+
+/// Issue items 3 and 4: supervised training stopped by SIGINT resumes to
+/// the weights and curve of an uninterrupted run (it stops where a kill -9
+/// would have, before the schedule's step), with `--epochs` and with
+/// `--until-bottoms`; a checkpoint with a flipped bit is refused.
+#[test]
+fn supervised_training_resumes_after_sigint_to_identical_weights() {
+    let dir = tempdir("bgkit-train-sigint.");
+    let d = dir.path();
+    let db = d.join("all.db");
+    import_fixture("gnubg_0ply_200.dat", &db);
+    let start = d.join("start.wd");
+    ok(&["new", "-o", s(&start), "--seed", "6", "--hidden", "16"]);
+    let common = [
+        "train",
+        "--db",
+        s(&db),
+        "--weights",
+        s(&start),
+        "--class",
+        "contact",
+        "--alpha-start",
+        "2",
+        "--alpha-low",
+        "0.01",
+        "-q",
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ];
+    for (name, until) in [
+        ("epochs", ["--epochs", "1500"]),
+        ("bottoms", ["--until-bottoms", "3"]),
+    ] {
+        let (whole, cut) = (
+            d.join(format!("{name}-whole.wd")),
+            d.join(format!("{name}-cut.wd")),
+        );
+        let run = |out: &Path, extra: &[&str]| {
+            let mut args = common.to_vec();
+            args.extend(until);
+            args.extend(["-o", s(out)]);
+            args.extend(extra);
+            args.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        let run_ok = |args: Vec<String>| ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        run_ok(run(&whole, &[]));
+        let ckpt = d.join(format!("{name}-cut.wd.ckpt"));
+        let running = Running::start({
+            let mut cmd = Command::new(BIN);
+            cmd.args(run(&cut, &[]));
+            cmd
+        });
+        wait_until(Duration::from_secs(120), "a checkpoint", || ckpt.exists());
+        std::thread::sleep(Duration::from_millis(100));
+        Command::new("kill")
+            .args(["-INT", &running.pid().to_string()])
+            .status()
+            .unwrap();
+        let out = running.finish(Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+        let good = std::fs::read(&ckpt).unwrap();
+        let mut flipped = good.clone();
+        flipped[good.len() - 500] ^= 0x04;
+        std::fs::write(&ckpt, &flipped).unwrap();
+        let resume = run(&cut, &["--resume"]);
+        let resume: Vec<&str> = resume.iter().map(String::as_str).collect();
+        assert_one_line_failure(BIN, "trainer", &resume, "checksum");
+        std::fs::write(&ckpt, &good).unwrap();
+        ok(&resume);
+        for suffix in ["", ".train.csv"] {
+            let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
+            assert!(
+                read(&whole) == read(&cut),
+                "{name}: {suffix} differs after SIGINT and --resume"
+            );
+        }
+    }
+}
