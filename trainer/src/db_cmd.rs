@@ -10,11 +10,11 @@ use std::sync::Arc;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::dat;
-use trainer::evaluator_args::EvaluatorArgs;
+use trainer::evaluator_args::{bearoff_md5, EvaluatorArgs, EvaluatorId};
 use trainer::posdb::{class_code, class_from_code, position_id, PositionDb, Record};
 use trainer::rollout::RolloutSettings;
 use trainer::rollout_job::{
-    finish, journal_path, journaled, rollout_db, JobOptions, Journal, Shard,
+    check_no_journal, finish, journal_path, journaled, rollout_db, JobOptions, Journal, Shard,
 };
 
 /// Arguments of `trainer db`.
@@ -220,7 +220,7 @@ struct LabelArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Continue an interrupted --race labelling from DB.journal.
-    #[arg(long, requires = "race")]
+    #[arg(long, requires = "race", conflicts_with = "eval")]
     resume: bool,
     /// Positions labelled between journal syncs.
     #[arg(long, default_value_t = 64, hide = true)]
@@ -258,6 +258,14 @@ impl DbArgs {
 
 fn open(path: &Path) -> Result<PositionDb> {
     PositionDb::open(path).with_context(|| format!("{}", path.display()))
+}
+
+/// Fails unless a database can be written at `path`: writable (see
+/// `support::atomic::check_writable`), and without the journal of an
+/// interrupted job that replacing it would silently end.
+fn check_db_output(path: &Path) -> Result<()> {
+    check_no_journal(path)?;
+    support::atomic::check_writable(path).map_err(io_context(path))
 }
 
 fn save(db: &PositionDb, path: &Path) -> Result<()> {
@@ -319,7 +327,7 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             for p in exclude {
                 left_out.extend(open(p)?.records.iter().map(|r| r.key));
             }
-            support::atomic::check_writable(output).map_err(io_context(output))?;
+            check_db_output(output)?;
             let mut merged = PositionDb::merge(&all)?;
             let before = merged.records.len();
             merged.records.retain(|r| !left_out.contains(&r.key));
@@ -392,6 +400,7 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
                 truncate: !no_truncate,
                 variance_reduction: *variance_reduction,
                 weights_md5: file_md5(&weights)?,
+                evaluator: EvaluatorId::of(&eval)?,
             };
             let mut bar: Option<Progress> = None;
             let summary = rollout_db(
@@ -455,8 +464,8 @@ pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(Posit
 /// `db label --race`: journaled like a rollout, so kill -9 loses no
 /// finished position and `--resume` continues.
 fn label(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
-    let bearoff_files = trainer::defaults::bearoff(&args.evaluator.bearoff);
-    let bearoff = nets::BearoffDatabases::open(&bearoff_files)?;
+    let bearoff =
+        nets::BearoffDatabases::open(&trainer::defaults::bearoff(&args.evaluator.bearoff))?;
     let mut db = open(&args.db)?;
     let _lock = support::lock::OutputLock::acquire(&args.db)?;
     support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
@@ -478,15 +487,16 @@ fn label(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
         };
         bail!("{}: no {which} to label", args.db.display());
     }
-    let settings = serde_json::json!({
+    let mut settings = serde_json::json!({
         "label": "race",
         "exact_only": args.exact_only,
         "games": args.games,
         "seed": args.seed,
-        "bearoff": bearoff.paths(),
-        "bearoff_md5": bearoff_files.iter().map(|p| file_md5(p)).collect::<Result<Vec<_>>>()?,
+        "bearoff_md5": bearoff_md5(&bearoff)?,
     });
     let fingerprint = databases::published::md5_hex(settings.to_string().as_bytes())?;
+    // For the provenance only: the fingerprint knows the files by content.
+    settings["bearoff"] = serde_json::json!(bearoff.paths());
     let work = |i: usize, r: &Record| -> Result<Record, trainer::posdb::DbError> {
         let board = board::Board::from_id_bytes(&r.key).map_err(|e| {
             trainer::posdb::DbError::Corrupt(format!("record {i} is not a position ({e})"))
@@ -564,7 +574,7 @@ fn label_eval(args: &LabelArgs) -> Result<Outcome> {
     let eval = args.evaluator.build()?;
     let mut db = open(&args.db)?;
     let _lock = support::lock::OutputLock::acquire(&args.db)?;
-    support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
+    check_db_output(&args.db)?;
     if db.records.is_empty() {
         bail!("{}: no positions to label", args.db.display());
     }
@@ -627,7 +637,7 @@ fn candidates(
         .collect::<Result<Vec<_>>>()?;
     let bearoff = nets::BearoffDatabases::open(&trainer::defaults::bearoff(bearoff))?;
     let db = open(input)?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
+    check_db_output(output)?;
     let boards = boards_of(&db, input)?;
     let records: Vec<Record> = trainer::candidates::candidates(&boards, seed)
         .into_iter()
@@ -663,7 +673,7 @@ fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
     let db_files = trainer::defaults::bearoff(bearoff);
     let bearoff = nets::BearoffDatabases::open(&db_files)?;
     let (db, duplicates) = read_dat(input, &bearoff)?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
+    check_db_output(output)?;
     save(&db, output)?;
     save_provenance(
         output,
@@ -735,7 +745,7 @@ fn split(db: &Path, holdout: f64, seed: u64, outputs: &[PathBuf]) -> Result<Outc
     };
     let data = open(db)?;
     for p in [train, held] {
-        support::atomic::check_writable(p).map_err(io_context(p))?;
+        check_db_output(p)?;
     }
     let (mut a, mut b) = (PositionDb::default(), PositionDb::default());
     a.rollout_settings = data.rollout_settings.clone();
@@ -880,7 +890,7 @@ fn generate(
         .collect::<Result<Vec<_>>>()?;
     let weights = trainer::defaults::weights(evaluator.weights.as_deref())?;
     let eval = evaluator.build()?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
+    check_db_output(output)?;
     let mut bar = Progress::new("trainer db generate", "games", games, false);
     let (records, stats) =
         trainer::generate::generate(&eval, games, seed, threshold, &classes, &mut |d| {

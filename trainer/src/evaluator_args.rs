@@ -4,6 +4,7 @@
 
 use crate::defaults::{self, NoWeights};
 use nets::{Arithmetic, BearoffDatabases, BearoffError, EvalError, Evaluator, Simd, WeightsError};
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Weights, databases and arithmetic of an evaluator.
@@ -96,6 +97,73 @@ fn weights_message(path: &std::path::Path, error: &WeightsError) -> String {
         WeightsError::Io { .. } => format!("cannot load weights {error}"),
         _ => format!("cannot load weights {}: {error}", path.display()),
     }
+}
+
+/// What an evaluator's results depend on besides its weights: the
+/// arithmetic and the contents of the bearoff databases (a path says
+/// nothing about what a file holds). Part of every fingerprint and
+/// checkpoint, so that work is never continued or combined with work of
+/// another evaluator. `--simd` is not part of it: every level computes the
+/// same bits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvaluatorId {
+    /// The arithmetic, named as its flag is (`gnubg-fastmath`,
+    /// `native-rcp`, `ieee`, `reference`).
+    pub arithmetic: String,
+    /// The MD5 of each bearoff database, the one-sided one first.
+    pub bearoff_md5: Vec<String>,
+}
+
+impl EvaluatorId {
+    /// The identity of `eval` (reads its bearoff database files).
+    pub fn of(eval: &Evaluator) -> std::io::Result<EvaluatorId> {
+        Ok(EvaluatorId {
+            arithmetic: arithmetic_name(eval.arithmetic()).into(),
+            bearoff_md5: bearoff_md5(eval.bearoff())?,
+        })
+    }
+
+    /// What differs from `now` ("the arithmetic ieee, now gnubg-fastmath"),
+    /// or `None`.
+    pub fn difference(&self, now: &EvaluatorId) -> Option<String> {
+        if self.arithmetic != now.arithmetic {
+            Some(format!(
+                "the arithmetic {}, now {}",
+                self.arithmetic, now.arithmetic
+            ))
+        } else if self.bearoff_md5 != now.bearoff_md5 {
+            Some(format!(
+                "the bearoff databases' MD5 {}, now {}",
+                self.bearoff_md5.join(" "),
+                now.bearoff_md5.join(" ")
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// The flag that selects `arithmetic`, without its dashes.
+pub fn arithmetic_name(arithmetic: Arithmetic) -> &'static str {
+    match arithmetic {
+        Arithmetic::GnubgFastMath => "gnubg-fastmath",
+        Arithmetic::GnubgFastMathNative => "native-rcp",
+        Arithmetic::Ieee => "ieee",
+        Arithmetic::Reference => "reference",
+    }
+}
+
+/// The MD5 of each of `bearoff`'s files, the one-sided one first.
+pub fn bearoff_md5(bearoff: &BearoffDatabases) -> std::io::Result<Vec<String>> {
+    bearoff
+        .paths()
+        .into_iter()
+        .map(|path| {
+            std::fs::File::open(path)
+                .and_then(databases::published::md5_hex)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        })
+        .collect()
 }
 
 impl EvaluatorArgs {

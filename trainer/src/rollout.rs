@@ -29,6 +29,9 @@ pub struct RolloutSettings {
     pub variance_reduction: bool,
     /// MD5 of the weights file.
     pub weights_md5: String,
+    /// The arithmetic and bearoff databases.
+    #[serde(flatten)]
+    pub evaluator: crate::evaluator_args::EvaluatorId,
 }
 
 impl RolloutSettings {

@@ -1,12 +1,16 @@
 //! Jobs that compute a position database's records in place, resumably:
 //! rollouts (also in shards, docs/trainer.md#rollouts) and race labels.
 //!
-//! Finished positions are appended to `DB.journal` (the settings'
-//! fingerprint first, then one checksummed 76-byte entry per position:
-//! index, record, CRC-32) and synced chunk by chunk, so kill -9 loses no
-//! finished position. At the end the database is rewritten atomically with
-//! the results and the journal removed. `--resume` reads the journal back
-//! (a torn last entry is dropped) and continues.
+//! Finished positions are appended to `DB.journal` (a header binding it to
+//! the job: the settings' fingerprint and the MD5 of the database's
+//! positions; then one checksummed 76-byte entry per position: index,
+//! record, CRC-32) and synced chunk by chunk, so kill -9 loses no finished
+//! position. At the end the database is rewritten atomically with the
+//! results and the journal removed. `--resume` reads the journal back (a
+//! torn last entry is dropped) and continues; a journal made for other
+//! settings or for a database with other positions is refused, never
+//! applied. Commands that write a database refuse to replace one that
+//! has a journal ([`check_no_journal`]).
 
 use crate::posdb::{DbError, PositionDb, Record, HAS_TARGETS, RECORD_LEN, ROLLED_OUT};
 use crate::rollout::{rollout, RolloutSettings};
@@ -14,7 +18,12 @@ use nets::Evaluator;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-const JOURNAL_MAGIC: &[u8] = b"bgkit rollout journal 1\n";
+/// What every journal starts with; the format's number follows.
+const JOURNAL_KIND: &[u8] = b"bgkit rollout journal ";
+const JOURNAL_MAGIC: &[u8] = b"bgkit rollout journal 2\n";
+/// The magic, the settings' fingerprint and the positions' MD5, each
+/// ending a line.
+const HEAD_LEN: usize = JOURNAL_MAGIC.len() + 2 * 33;
 const ENTRY_LEN: usize = 8 + RECORD_LEN + 4;
 
 /// Which positions a run rolls out: those whose index `i` has
@@ -85,8 +94,74 @@ fn entry_bytes(index: u64, record: &Record) -> [u8; ENTRY_LEN] {
     e
 }
 
-/// The complete entries of a journal's body, and the length they cover.
-fn read_entries(body: &[u8], positions: usize) -> (Vec<(usize, Record)>, usize) {
+/// The MD5 (hex) of a database's positions: their number and keys, in
+/// order. A journal made for one database applies to no other.
+pub fn positions_md5(db: &PositionDb) -> String {
+    let mut bytes = Vec::with_capacity(8 + 10 * db.records.len());
+    bytes.extend_from_slice(&(db.records.len() as u64).to_le_bytes());
+    for r in &db.records {
+        bytes.extend_from_slice(&r.key);
+    }
+    databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail")
+}
+
+/// Fails if the database at `db` has a journal: an interrupted job
+/// whose work would be lost (or, applied to another database, wrong).
+/// Every command that writes or rewrites a database calls it first.
+pub fn check_no_journal(db: &Path) -> Result<(), JobError> {
+    let journal = journal_path(db);
+    if std::fs::symlink_metadata(&journal).is_ok() {
+        return Err(JobError::Journal {
+            path: journal,
+            why: format!(
+                "exists: {} has an interrupted rollout or labelling; finish that job with \
+                 --resume, or remove the journal before replacing or relabelling the database",
+                db.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Checks a journal's header against the job (`fingerprint`) and the
+/// database (`positions`, see [`positions_md5`]).
+fn check_head(bytes: &[u8], fingerprint: &str, positions: &str) -> Result<(), String> {
+    if !bytes.starts_with(JOURNAL_MAGIC) {
+        return Err(if bytes.starts_with(JOURNAL_KIND) {
+            "it was written by an older trainer and names no database; remove it and start again"
+                .into()
+        } else {
+            "not a bgkit journal".into()
+        });
+    }
+    let line = |k: usize| {
+        let at = JOURNAL_MAGIC.len() + 33 * k;
+        bytes
+            .get(at..at + 33)
+            .filter(|l| l[32] == b'\n')
+            .map(|l| String::from_utf8_lossy(&l[..32]).into_owned())
+            .ok_or_else(|| "not a bgkit journal (its header is cut short)".to_string())
+    };
+    let (found, made_for) = (line(0)?, line(1)?);
+    if made_for != positions {
+        return Err(
+            "it was made for another database (the positions differ: the database was \
+             replaced since, or the journal copied); remove it and start again"
+                .into(),
+        );
+    }
+    if found != fingerprint {
+        return Err(format!(
+            "it was written with other settings (fingerprint {found}, now {fingerprint}): \
+             resume with the same settings, weights, arithmetic and bearoff databases"
+        ));
+    }
+    Ok(())
+}
+
+/// The complete entries of a journal's body (each for the position of
+/// `records` it names), and the length they cover.
+fn read_entries(body: &[u8], records: &[Record]) -> (Vec<(usize, Record)>, usize) {
     let mut out = Vec::new();
     let mut good = 0;
     for e in body.chunks_exact(ENTRY_LEN) {
@@ -98,7 +173,7 @@ fn read_entries(body: &[u8], positions: usize) -> (Vec<(usize, Record)>, usize) 
         let Ok(record) = Record::from_bytes(&e[8..8 + RECORD_LEN]) else {
             break;
         };
-        if index >= positions {
+        if records.get(index).is_none_or(|r| r.key != record.key) {
             break;
         }
         out.push((index, record));
@@ -247,6 +322,7 @@ pub fn journaled(
     };
     let mut done = vec![false; db.records.len()];
     let mut resumed = 0;
+    let positions = positions_md5(db);
     let mut file = if how.resume {
         let mut f = std::fs::OpenOptions::new()
             .read(true)
@@ -255,19 +331,8 @@ pub fn journaled(
             .map_err(|e| jerr(format!("--resume: cannot open it: {e}")))?;
         let mut bytes = Vec::new();
         f.read_to_end(&mut bytes).map_err(|e| jerr(e.to_string()))?;
-        let head_len = JOURNAL_MAGIC.len() + 33;
-        if bytes.len() < head_len || !bytes.starts_with(JOURNAL_MAGIC) {
-            return Err(jerr("not a bgkit journal".into()));
-        }
-        let head = &bytes[JOURNAL_MAGIC.len()..head_len];
-        if &head[..32] != fingerprint.as_bytes() || head[32] != b'\n' {
-            return Err(jerr(format!(
-                "it was written with other settings (fingerprint {}, now {fingerprint}): \
-                 resume with the same settings and weights",
-                String::from_utf8_lossy(&head[..32])
-            )));
-        }
-        let (entries, good) = read_entries(&bytes[head_len..], db.records.len());
+        check_head(&bytes, fingerprint, &positions).map_err(jerr)?;
+        let (entries, good) = read_entries(&bytes[HEAD_LEN..], &db.records);
         for (i, r) in entries {
             db.records[i] = r;
             if !done[i] {
@@ -276,7 +341,7 @@ pub fn journaled(
             }
         }
         // Drop a torn tail so new entries follow complete ones.
-        f.set_len((head_len + good) as u64)
+        f.set_len((HEAD_LEN + good) as u64)
             .map_err(|e| jerr(e.to_string()))?;
         f.seek(std::io::SeekFrom::End(0))
             .map_err(|e| jerr(e.to_string()))?;
@@ -292,9 +357,14 @@ pub fn journaled(
             .create_new(true)
             .open(&journal)
             .map_err(|e| jerr(e.to_string()))?;
-        f.write_all(JOURNAL_MAGIC)
-            .map_err(|e| jerr(e.to_string()))?;
-        f.write_all(format!("{fingerprint}\n").as_bytes())
+        let head = [
+            JOURNAL_MAGIC,
+            fingerprint.as_bytes(),
+            b"\n",
+            positions.as_bytes(),
+            b"\n",
+        ];
+        f.write_all(&head.concat())
             .map_err(|e| jerr(e.to_string()))?;
         f.sync_all().map_err(|e| jerr(e.to_string()))?;
         f
@@ -359,23 +429,72 @@ mod tests {
     #[test]
     fn journal_entries_stop_at_damage() {
         let r = Record::new([7; 10], nets::Class::Race);
+        let records = vec![r; 10];
         let mut body = Vec::new();
         for i in 0..3u64 {
             body.extend_from_slice(&entry_bytes(i, &r));
         }
-        assert_eq!(read_entries(&body, 10).0.len(), 3);
+        assert_eq!(read_entries(&body, &records).0.len(), 3);
         let torn = &body[..body.len() - 5];
         assert_eq!(
-            read_entries(torn, 10),
+            read_entries(torn, &records),
             (vec![(0, r), (1, r)], 2 * ENTRY_LEN)
         );
         let mut flipped = body.clone();
         flipped[ENTRY_LEN + 3] ^= 1;
-        assert_eq!(read_entries(&flipped, 10).0.len(), 1);
+        assert_eq!(read_entries(&flipped, &records).0.len(), 1);
         assert_eq!(
-            read_entries(&body, 2).0.len(),
+            read_entries(&body, &records[..2]).0.len(),
             2,
             "an index past the end stops"
         );
+        let mut other = records.clone();
+        other[1].key = [8; 10];
+        assert_eq!(
+            read_entries(&body, &other).0.len(),
+            1,
+            "an entry for another position stops"
+        );
+    }
+
+    #[test]
+    fn journals_are_bound_to_their_settings_and_positions() {
+        let mut db = PositionDb::default();
+        db.records.push(Record::new([7; 10], nets::Class::Race));
+        let positions = positions_md5(&db);
+        let settings = "0123456789abcdef0123456789abcdef";
+        let head = [
+            JOURNAL_MAGIC,
+            settings.as_bytes(),
+            b"\n",
+            positions.as_bytes(),
+            b"\n",
+        ]
+        .concat();
+        assert_eq!(head.len(), HEAD_LEN);
+        assert_eq!(check_head(&head, settings, &positions), Ok(()));
+        let other = "fedcba9876543210fedcba9876543210";
+        assert!(check_head(&head, other, &positions)
+            .unwrap_err()
+            .contains("other settings"));
+        let mut moved = db.clone();
+        moved.records.push(Record::new([8; 10], nets::Class::Race));
+        assert_ne!(positions_md5(&moved), positions);
+        assert!(check_head(&head, settings, &positions_md5(&moved))
+            .unwrap_err()
+            .contains("another database"));
+        let old = [
+            &b"bgkit rollout journal 1\n"[..],
+            settings.as_bytes(),
+            b"\n",
+        ]
+        .concat();
+        assert!(check_head(&old, settings, &positions)
+            .unwrap_err()
+            .contains("older trainer"));
+        assert!(check_head(&head[..HEAD_LEN - 3], settings, &positions).is_err());
+        assert!(check_head(b"hello", settings, &positions)
+            .unwrap_err()
+            .contains("not a bgkit journal"));
     }
 }

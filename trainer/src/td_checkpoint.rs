@@ -2,15 +2,19 @@
 //! what gnubg's weights formats cannot hold (settings, games played, each
 //! net's training count, the learning curve) and the weights, exactly.
 //!
-//! Layout: the line `bgkit td checkpoint 1`, one line of JSON (the parent
-//! weights' MD5, the settings and the progress), then the nets as a binary
-//! weights file (every f32 bit kept).
+//! Layout (shared with `trainer train`'s checkpoint): the line `bgkit td
+//! checkpoint 2`, one line of JSON (the parent weights' MD5, the settings,
+//! the evaluator's arithmetic and bearoff databases, and the progress),
+//! the nets as a binary weights file (every f32 bit kept), then the CRC-32
+//! of everything before it (4 bytes, little-endian): a flipped bit or an
+//! edited count is refused, never resumed from.
 
+use crate::evaluator_args::EvaluatorId;
 use crate::td::{TdProgress, TdSettings};
 use nets::Nets;
 use serde::{Deserialize, Serialize};
 
-const MAGIC: &str = "bgkit td checkpoint 1\n";
+const MAGIC: &str = "bgkit td checkpoint 2\n";
 
 /// The JSON line of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -19,6 +23,8 @@ pub struct CheckpointHeader {
     pub parent_md5: String,
     /// The run's settings.
     pub settings: TdSettings,
+    /// The arithmetic and bearoff databases of the run's evaluator.
+    pub evaluator: EvaluatorId,
     /// What was done.
     pub progress: TdProgress,
 }
@@ -27,8 +33,12 @@ pub struct CheckpointHeader {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     /// Not one of ours, or damaged.
-    #[error("not a bgkit TD checkpoint or damaged ({0})")]
+    #[error("not a bgkit trainer checkpoint or damaged ({0})")]
     Corrupt(String),
+    /// Written by a version of the trainer whose format this one does not
+    /// read.
+    #[error("it was written by another version of the trainer ({0}); remove it and start afresh")]
+    OtherVersion(String),
     /// The weights inside are unusable.
     #[error("the weights inside are damaged: {0}")]
     Weights(#[from] nets::WeightsError),
@@ -47,41 +57,66 @@ pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets), CheckpointError> 
     parse_weights_checkpoint(MAGIC, bytes)
 }
 
-/// The layout every trainer checkpoint shares: the `magic` line, one line
-/// of JSON (`header`), then the nets as a binary weights file (every bit).
+/// The layout every trainer checkpoint shares: the `magic` line (`bgkit
+/// KIND checkpoint VERSION`), one line of JSON (`header`), the nets as a
+/// binary weights file (every bit), then the CRC-32 of all that.
 pub fn weights_checkpoint_bytes(magic: &str, header: &impl Serialize, nets: &Nets) -> Vec<u8> {
     let mut bytes = magic.as_bytes().to_vec();
     bytes.extend(serde_json::to_vec(header).expect("the header serializes"));
     bytes.push(b'\n');
     bytes.extend(nets::weights::to_bytes(nets, nets::weights::Format::Binary));
+    let crc = crc32fast::hash(&bytes);
+    bytes.extend(crc.to_le_bytes());
     bytes
 }
 
-/// Parses the layout of [`weights_checkpoint_bytes`].
+/// Parses the layout of [`weights_checkpoint_bytes`], checking the CRC
+/// first. A checkpoint of the same kind in another version's format is
+/// [`CheckpointError::OtherVersion`].
 pub fn parse_weights_checkpoint<H: serde::de::DeserializeOwned>(
     magic: &str,
     bytes: &[u8],
 ) -> Result<(H, Nets), CheckpointError> {
-    let rest = bytes
-        .strip_prefix(magic.as_bytes())
-        .ok_or_else(|| CheckpointError::Corrupt("no checkpoint header".into()))?;
-    let end = rest
+    let Some(rest) = bytes.strip_prefix(magic.as_bytes()) else {
+        // "bgkit td checkpoint " of "bgkit td checkpoint 2\n".
+        let kind = &magic[..magic.trim_end().rfind(' ').map_or(0, |i| i + 1)];
+        let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+        return Err(match first.strip_prefix(kind.as_bytes()) {
+            Some(_) if !kind.is_empty() => CheckpointError::OtherVersion(support::stdio::shorten(
+                &String::from_utf8_lossy(first),
+                40,
+            )),
+            _ => CheckpointError::Corrupt("no checkpoint header".into()),
+        });
+    };
+    let Some(body_len) = rest.len().checked_sub(4) else {
+        return Err(CheckpointError::Corrupt("truncated".into()));
+    };
+    let (body, crc) = rest.split_at(body_len);
+    let whole = &bytes[..magic.len() + body_len];
+    if crc32fast::hash(whole).to_le_bytes() != crc {
+        return Err(CheckpointError::Corrupt(
+            "its checksum does not match: the file was damaged or edited".into(),
+        ));
+    }
+    let end = body
         .iter()
         .position(|&b| b == b'\n')
         .ok_or_else(|| CheckpointError::Corrupt("truncated".into()))?;
-    let header: H = serde_json::from_slice(&rest[..end])
+    let header: H = serde_json::from_slice(&body[..end])
         .map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
-    let (nets, _) = nets::weights::parse(&rest[end + 1..])?;
+    let (nets, _) = nets::weights::parse(&body[end + 1..])?;
     Ok((header, nets))
 }
 
 impl CheckpointHeader {
     /// Checks that the checkpoint belongs to a run from `parent_md5` with
-    /// `settings`, naming the first difference.
+    /// `settings` and `evaluator`, naming the first difference.
     pub fn check_matches(
         &self,
         parent_md5: &str,
         settings: &TdSettings,
+        evaluator: &EvaluatorId,
     ) -> Result<(), CheckpointError> {
         let mismatch = |what: &str, was: String, now: String| {
             Err(CheckpointError::Mismatch(format!(
@@ -94,6 +129,9 @@ impl CheckpointHeader {
                 self.parent_md5.clone(),
                 parent_md5.into(),
             );
+        }
+        if let Some(difference) = self.evaluator.difference(evaluator) {
+            return Err(CheckpointError::Mismatch(difference));
         }
         let (a, b) = (&self.settings, settings);
         if a.alpha != b.alpha {
@@ -139,30 +177,100 @@ mod tests {
         }
     }
 
-    #[test]
-    fn round_trip_keeps_every_bit() {
-        let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
-        let header = CheckpointHeader {
+    fn evaluator() -> EvaluatorId {
+        EvaluatorId {
+            arithmetic: "gnubg-fastmath".into(),
+            bearoff_md5: vec!["0123".into()],
+        }
+    }
+
+    fn header() -> CheckpointHeader {
+        CheckpointHeader {
             parent_md5: "abc".into(),
             settings: settings(),
+            evaluator: evaluator(),
             progress: TdProgress {
                 games: 12,
                 trained: [100, 20, 3],
                 curve: vec![],
             },
-        };
+        }
+    }
+
+    #[test]
+    fn round_trip_keeps_every_bit() {
+        let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
+        let header = header();
         let bytes = to_bytes(&header, &nets);
         let (h, n) = parse(&bytes).unwrap();
         assert_eq!((h, n), (header.clone(), nets));
         assert!(parse(&bytes[..bytes.len() - 3]).is_err());
         assert!(parse(b"hello").is_err());
-        assert!(header.check_matches("abc", &settings()).is_ok());
+        assert!(header
+            .check_matches("abc", &settings(), &evaluator())
+            .is_ok());
         let other = TdSettings {
             lambda: 0.5,
             ..settings()
         };
-        let e = header.check_matches("abc", &other).unwrap_err().to_string();
+        let e = header
+            .check_matches("abc", &other, &evaluator())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--lambda 0, now 0.5"), "{e}");
-        assert!(header.check_matches("abd", &settings()).is_err());
+        assert!(header
+            .check_matches("abd", &settings(), &evaluator())
+            .is_err());
+        let ieee = EvaluatorId {
+            arithmetic: "ieee".into(),
+            ..evaluator()
+        };
+        let e = header
+            .check_matches("abc", &settings(), &ieee)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("arithmetic gnubg-fastmath, now ieee"), "{e}");
+        let bearoff = EvaluatorId {
+            bearoff_md5: vec!["4567".into()],
+            ..evaluator()
+        };
+        let e = header
+            .check_matches("abc", &settings(), &bearoff)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bearoff"), "{e}");
+    }
+
+    #[test]
+    fn damage_anywhere_is_refused() {
+        let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
+        let bytes = to_bytes(&header(), &nets);
+        for at in (0..bytes.len()).step_by(53).chain([bytes.len() - 1]) {
+            for bit in [0, 5] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= 1 << bit;
+                assert!(parse(&damaged).is_err(), "bit {bit} of byte {at} flipped");
+            }
+        }
+        let games = br#""games":12"#;
+        let at = bytes.windows(games.len()).position(|w| w == games).unwrap();
+        let mut edited = bytes.clone();
+        edited[at + games.len() - 1] = b'3';
+        let e = parse(&edited).unwrap_err().to_string();
+        assert!(e.contains("checksum"), "{e}");
+    }
+
+    #[test]
+    fn an_older_format_is_named_not_misread() {
+        let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
+        let old = weights_checkpoint_bytes("bgkit td checkpoint 1\n", &header(), &nets);
+        let e = parse(&old).unwrap_err().to_string();
+        assert!(
+            e.contains("another version of the trainer (bgkit td checkpoint 1)"),
+            "{e}"
+        );
+        let train = weights_checkpoint_bytes("bgkit train checkpoint 2\n", &header(), &nets);
+        let e = parse(&train).unwrap_err().to_string();
+        assert!(e.contains("no checkpoint header"), "{e}");
     }
 }

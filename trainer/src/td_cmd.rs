@@ -12,7 +12,7 @@ use support::atomic::RecycledFile;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::curve::to_csv;
-use trainer::evaluator_args::EvaluatorArgs;
+use trainer::evaluator_args::{EvaluatorArgs, EvaluatorId};
 use trainer::provenance::{recorded_n_trained, Parent, Provenance};
 use trainer::td::{TdEnd, TdHooks, TdProgress, TdSettings, TdTrainer};
 use trainer::td_checkpoint::{self, CheckpointHeader};
@@ -93,6 +93,7 @@ struct Files {
     checkpoint: RecycledFile,
     curve: PathBuf,
     parent_md5: String,
+    evaluator: EvaluatorId,
     stop: Arc<AtomicBool>,
     bar: Progress,
     start: Instant,
@@ -130,6 +131,7 @@ impl TdHooks for Files {
         let header = CheckpointHeader {
             parent_md5: self.parent_md5.clone(),
             settings: trainer.settings().clone(),
+            evaluator: self.evaluator.clone(),
             progress: trainer.progress().clone(),
         };
         self.checkpoint.save(&td_checkpoint::to_bytes(
@@ -146,6 +148,7 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
     let mut eval = args.evaluator.build()?;
     let parent_md5 = file_md5(&weights)?;
+    let evaluator = EvaluatorId::of(&eval)?;
     let out = &args.output;
     let ckpt = with_suffix(out, ".ckpt");
     let curve = with_suffix(out, ".curve.csv");
@@ -167,7 +170,7 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         let (header, nets) = td_checkpoint::parse(&bytes)
             .with_context(|| format!("checkpoint {}", ckpt.display()))?;
         header
-            .check_matches(&parent_md5, &settings)
+            .check_matches(&parent_md5, &settings, &evaluator)
             .with_context(|| format!("checkpoint {}", ckpt.display()))?;
         if header.progress.games > args.games {
             bail!(
@@ -199,6 +202,7 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         checkpoint: RecycledFile::new(&ckpt),
         curve,
         parent_md5: parent_md5.clone(),
+        evaluator,
         stop,
         bar: Progress::new("trainer td", "games", args.games, args.quiet),
         start: Instant::now(),

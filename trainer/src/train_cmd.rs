@@ -12,7 +12,7 @@ use std::sync::Arc;
 use support::atomic::RecycledFile;
 use support::cli::Outcome;
 use support::progress::Progress;
-use trainer::evaluator_args::EvaluatorArgs;
+use trainer::evaluator_args::{EvaluatorArgs, EvaluatorId};
 use trainer::posdb::{PositionDb, Record};
 use trainer::supervised::{
     after_epoch, after_errors, errors, net_kind, pareto, permutation, train_epoch, Schedule,
@@ -81,13 +81,14 @@ impl TrainArgs {
 struct Saved {
     db_md5: String,
     weights_md5: String,
+    evaluator: EvaluatorId,
     class: String,
     schedule: Schedule,
     state: ScheduleState,
     curve: Vec<(u64, f32, f64, f64)>,
 }
 
-const MAGIC: &str = "bgkit train checkpoint 1\n";
+const MAGIC: &str = "bgkit train checkpoint 2\n";
 
 /// The saved Pareto nets beside `out`: (E, M) of each `NAME.save.E-M`.
 fn saved_front(out: &Path) -> Vec<(u64, u64)> {
@@ -162,6 +163,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let mut saved = Saved {
         db_md5: file_md5(&args.db)?,
         weights_md5: file_md5(&weights)?,
+        evaluator: EvaluatorId::of(&eval)?,
         class: args.class.clone(),
         schedule: schedule.clone(),
         state: ScheduleState {
@@ -182,6 +184,12 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         })?;
         let (old, nets): (Saved, _) = parse_weights_checkpoint(MAGIC, &bytes)
             .with_context(|| format!("checkpoint {}", ckpt.display()))?;
+        if let Some(difference) = old.evaluator.difference(&saved.evaluator) {
+            bail!(
+                "checkpoint {} was written by a run with {difference}",
+                ckpt.display()
+            );
+        }
         if (&old.db_md5, &old.weights_md5, &old.class, &old.schedule)
             != (
                 &saved.db_md5,
@@ -209,6 +217,21 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let mut order = permutation(args.seed, saved.state.shuffles - 1, records.len());
     let kind = net_kind(class, args.prune);
     loop {
+        // Stop where a kill -9 would have: before the errors' step of the
+        // schedule, so that a resumed run takes it once, as an
+        // uninterrupted one does.
+        if stop.load(Ordering::SeqCst) {
+            recycled
+                .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets()))
+                .map_err(io_context(&ckpt))?;
+            bar.finish();
+            support::note!(
+                "trainer train: stopped after {} epochs; checkpoint {} (continue with --resume)",
+                saved.state.epochs,
+                ckpt.display()
+            );
+            return Ok(Outcome::Interrupted);
+        }
         let (er, mx) = errors(&eval, &records, &schedule);
         saved.curve.retain(|c| c.0 < saved.state.epochs);
         saved
@@ -237,18 +260,6 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             || args.until_bottoms.is_some_and(|k| saved.state.bottoms >= k);
         if done {
             break;
-        }
-        if stop.load(Ordering::SeqCst) {
-            recycled
-                .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets()))
-                .map_err(io_context(&ckpt))?;
-            bar.finish();
-            support::note!(
-                "trainer train: stopped after {} epochs; checkpoint {} (continue with --resume)",
-                saved.state.epochs,
-                ckpt.display()
-            );
-            return Ok(Outcome::Interrupted);
         }
         train_epoch(&mut eval, &records, &order, saved.state.alpha, &schedule);
         after_epoch(&mut saved.state, &schedule);

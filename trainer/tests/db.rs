@@ -11,6 +11,8 @@ use std::time::Duration;
 use test_support::{
     assert_one_line_failure, describe, gnubg_file, run_with_timeout, tempdir, wait_until, Running,
 };
+use trainer::posdb::PositionDb;
+use trainer::rollout_job::positions_md5;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -252,7 +254,7 @@ fn kill_9_when(cmd: Command, what: &str, ready: impl Fn() -> bool, settle: Durat
 /// [`kill_9_when`] a rollout or label job's `journal` holds more than four
 /// finished positions.
 fn kill_9_once_journaled(cmd: Command, journal: &Path) {
-    let header = "bgkit rollout journal 1\n".len() + 33;
+    let header = "bgkit rollout journal 2\n".len() + 2 * 33;
     let ready = || std::fs::metadata(journal).is_ok_and(|m| m.len() as usize > header + 4 * 76);
     kill_9_when(cmd, "the journal holds positions", ready, Duration::ZERO);
 }
@@ -323,9 +325,10 @@ fn kill_9_during_race_labelling_then_resume_is_identical() {
     assert!(!journal.exists(), "journal removed at the end");
     // A journal of other settings is refused, the database left as it was.
     std::fs::copy(&whole, &cut).unwrap();
+    let positions = positions_md5(&PositionDb::open(&cut).unwrap());
     std::fs::write(
         &journal,
-        b"bgkit rollout journal 1\n0123456789abcdef0123456789abcdef\n",
+        format!("bgkit rollout journal 2\n0123456789abcdef0123456789abcdef\n{positions}\n"),
     )
     .unwrap();
     let before = std::fs::read(&cut).unwrap();
@@ -1212,4 +1215,253 @@ fn training_stops_after_the_requested_bottoms_and_refuses_misshapen_weights() {
         "bad.weights",
     );
     assert!(!never.exists());
+}
+
+/// Lines `lines` of the 200-position fixture as the database `dir/NAME.db`.
+fn fixture_part(dir: &Path, name: &str, lines: std::ops::Range<usize>) -> PathBuf {
+    let text: String = std::fs::read_to_string(fixture("gnubg_0ply_200.dat"))
+        .unwrap()
+        .lines()
+        .skip(lines.start)
+        .take(lines.len())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dat = dir.join(format!("{name}.dat"));
+    std::fs::write(&dat, text).unwrap();
+    let db = dir.join(format!("{name}.db"));
+    ok(&["db", "import", s(&dat), "-o", s(&db)]);
+    db
+}
+
+/// `trainer db rollout DB` with `settings`, gnubg's evaluator and `extra`.
+fn rollout_args<'a>(db: &'a Path, settings: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["db", "rollout", s(db)];
+    args.extend(settings);
+    args.extend(evaluator());
+    args.extend(extra);
+    args
+}
+
+/// Issue item 1: a journal belongs to the database it was made for.
+/// Writing a database over one with an interrupted job's journal is
+/// refused; a journal is never applied to a database with other positions
+/// (replaced behind bgkit's back, or the journal copied).
+#[test]
+fn a_journal_applies_only_to_the_database_it_was_made_for() {
+    let dir = tempdir("bgkit-db-journal.");
+    let d = dir.path();
+    let x = fixture_part(d, "x", 0..60);
+    let y = fixture_part(d, "y", 60..120);
+    let settings = ["--trials", "144", "--seed", "3", "-q"];
+    let mut cmd = Command::new(BIN);
+    cmd.args(rollout_args(&x, &settings, &["--chunk", "2"]));
+    let journal = d.join("x.db.journal");
+    kill_9_once_journaled(cmd, &journal);
+    let read = |p: &Path| std::fs::read(p).unwrap();
+    let (x_before, journal_before) = (read(&x), read(&journal));
+    let mut generate = vec!["db", "generate", "--games", "2", "-o", s(&x)];
+    generate.extend(evaluator());
+    let y_dat = d.join("y.dat");
+    let rewrites = [
+        vec!["db", "import", s(&y_dat), "-o", s(&x)],
+        generate,
+        vec!["db", "merge", s(&y), "-o", s(&x)],
+    ];
+    for args in &rewrites {
+        assert_one_line_failure(BIN, "trainer", args, "x.db.journal");
+    }
+    assert_eq!(read(&x), x_before, "the database was replaced");
+    assert_eq!(read(&journal), journal_before, "the journal was changed");
+    // Replaced by other means, the database does not take the journal.
+    std::fs::copy(&y, &x).unwrap();
+    let resume = rollout_args(&x, &settings, &["--resume"]);
+    assert_one_line_failure(BIN, "trainer", &resume, "another database");
+    assert_eq!(read(&x), read(&y));
+    // Nor does the database a journal is copied to.
+    let y_before = read(&y);
+    std::fs::copy(&journal, d.join("y.db.journal")).unwrap();
+    let resume = rollout_args(&y, &settings, &["--resume"]);
+    assert_one_line_failure(BIN, "trainer", &resume, "another database");
+    assert_eq!(read(&y), y_before);
+    // The journal's own database still resumes from it.
+    std::fs::write(&x, &x_before).unwrap();
+    let report = ok(&rollout_args(&x, &settings, &["--resume"]));
+    assert!(!report.contains(" 0 from the journal"), "{report}");
+    assert!(!journal.exists());
+}
+
+/// Issue items 1 and 14: `db label --eval`, with or without `--resume`,
+/// refuses a database whose `--race` labelling was interrupted (it would
+/// relabel it and leave a journal behind), and the race labelling then
+/// resumes to what an uninterrupted run gives.
+#[test]
+fn label_eval_refuses_a_database_with_an_interrupted_race_labelling() {
+    let dir = tempdir("bgkit-db-journal.");
+    let (whole, cut) = (dir.path().join("whole.db"), dir.path().join("cut.db"));
+    generate_races(&whole, "60", "3");
+    std::fs::copy(&whole, &cut).unwrap();
+    let settings = ["--race", "--games", "144", "--seed", "2", "-q"];
+    let mut args = vec!["db", "label", s(&whole)];
+    args.extend(settings);
+    ok(&args);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["db", "label", s(&cut), "--chunk", "2"])
+        .args(settings);
+    let journal = dir.path().join("cut.db.journal");
+    kill_9_once_journaled(cmd, &journal);
+    let before = (
+        std::fs::read(&cut).unwrap(),
+        std::fs::read(&journal).unwrap(),
+    );
+    for extra in [None, Some("--resume")] {
+        let mut args = vec!["db", "label", s(&cut), "--eval", "-q"];
+        args.extend(extra);
+        args.extend(evaluator());
+        assert_one_line_failure(BIN, "trainer", &args, "--resume");
+    }
+    let after = (
+        std::fs::read(&cut).unwrap(),
+        std::fs::read(&journal).unwrap(),
+    );
+    assert!(before == after, "the database or its journal was changed");
+    let mut again = vec!["db", "label", s(&cut), "--resume"];
+    again.extend(settings);
+    let report = ok(&again);
+    assert!(report.contains("from the journal"), "{report}");
+    assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
+}
+
+/// Issue item 5: a rollout's fingerprint holds the arithmetic and the
+/// bearoff databases (by content, not by path): `--resume` with another
+/// arithmetic or other databases is refused, shards rolled with another
+/// arithmetic do not merge, and the same files under other names resume.
+#[test]
+fn rollout_fingerprints_hold_the_arithmetic_and_the_bearoff_files() {
+    let dir = tempdir("bgkit-db-fingerprint.");
+    let d = dir.path();
+    let settings = ["--trials", "144", "--seed", "3", "-q"];
+    let whole = fixture_part(d, "whole", 0..60);
+    ok(&rollout_args(&whole, &settings, &[]));
+    let cut = fixture_part(d, "cut", 0..60);
+    let mut cmd = Command::new(BIN);
+    cmd.args(rollout_args(&cut, &settings, &["--chunk", "2"]));
+    kill_9_once_journaled(cmd, &d.join("cut.db.journal"));
+    let before = std::fs::read(&cut).unwrap();
+    for other in [&["--ieee"][..], &["--reference"], &["--bearoff", OS0]] {
+        let mut args = vec!["db", "rollout", s(&cut), "--resume"];
+        args.extend(settings);
+        args.extend(["--weights", GNUBG_WD]);
+        args.extend(other);
+        assert_one_line_failure(BIN, "trainer", &args, "other settings");
+    }
+    assert_eq!(std::fs::read(&cut).unwrap(), before);
+    let (one, two) = (d.join("one.bd"), d.join("two.bd"));
+    std::fs::copy(OS0, &one).unwrap();
+    std::fs::copy(TS0, &two).unwrap();
+    let mut args = vec!["db", "rollout", s(&cut), "--resume"];
+    args.extend(settings);
+    args.extend([
+        "--weights",
+        GNUBG_WD,
+        "--bearoff",
+        s(&two),
+        "--bearoff",
+        s(&one),
+    ]);
+    ok(&args);
+    assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
+    // Shards of one database rolled out with different arithmetic.
+    let parts: Vec<PathBuf> = (1..=2)
+        .map(|k| fixture_part(d, &format!("part{k}"), 0..10))
+        .collect();
+    ok(&rollout_args(&parts[0], &settings, &["--shard", "1/2"]));
+    ok(&rollout_args(
+        &parts[1],
+        &settings,
+        &["--shard", "2/2", "--ieee"],
+    ));
+    let merged = d.join("merged.db");
+    let args = ["db", "merge", s(&parts[0]), s(&parts[1]), "-o", s(&merged)];
+    assert_one_line_failure(BIN, "trainer", &args, "different settings");
+    assert!(!merged.exists());
+}
+
+/// Issue items 3 and 4: supervised training stopped by SIGINT resumes to
+/// the weights and curve of an uninterrupted run (it stops where a kill -9
+/// would have, before the schedule's step), with `--epochs` and with
+/// `--until-bottoms`; a checkpoint with a flipped bit is refused.
+#[test]
+fn supervised_training_resumes_after_sigint_to_identical_weights() {
+    let dir = tempdir("bgkit-train-sigint.");
+    let d = dir.path();
+    let db = d.join("all.db");
+    import_fixture("gnubg_0ply_200.dat", &db);
+    let start = d.join("start.wd");
+    ok(&["new", "-o", s(&start), "--seed", "6", "--hidden", "16"]);
+    let common = [
+        "train",
+        "--db",
+        s(&db),
+        "--weights",
+        s(&start),
+        "--class",
+        "contact",
+        "--alpha-start",
+        "2",
+        "--alpha-low",
+        "0.01",
+        "-q",
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ];
+    for (name, until) in [
+        ("epochs", ["--epochs", "1500"]),
+        ("bottoms", ["--until-bottoms", "3"]),
+    ] {
+        let (whole, cut) = (
+            d.join(format!("{name}-whole.wd")),
+            d.join(format!("{name}-cut.wd")),
+        );
+        let run = |out: &Path, extra: &[&str]| {
+            let mut args = common.to_vec();
+            args.extend(until);
+            args.extend(["-o", s(out)]);
+            args.extend(extra);
+            args.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        let run_ok = |args: Vec<String>| ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        run_ok(run(&whole, &[]));
+        let ckpt = d.join(format!("{name}-cut.wd.ckpt"));
+        let running = Running::start({
+            let mut cmd = Command::new(BIN);
+            cmd.args(run(&cut, &[]));
+            cmd
+        });
+        wait_until(Duration::from_secs(120), "a checkpoint", || ckpt.exists());
+        std::thread::sleep(Duration::from_millis(100));
+        Command::new("kill")
+            .args(["-INT", &running.pid().to_string()])
+            .status()
+            .unwrap();
+        let out = running.finish(Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+        let good = std::fs::read(&ckpt).unwrap();
+        let mut flipped = good.clone();
+        flipped[good.len() - 500] ^= 0x04;
+        std::fs::write(&ckpt, &flipped).unwrap();
+        let resume = run(&cut, &["--resume"]);
+        let resume: Vec<&str> = resume.iter().map(String::as_str).collect();
+        assert_one_line_failure(BIN, "trainer", &resume, "checksum");
+        std::fs::write(&ckpt, &good).unwrap();
+        ok(&resume);
+        for suffix in ["", ".train.csv"] {
+            let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
+            assert!(
+                read(&whole) == read(&cut),
+                "{name}: {suffix} differs after SIGINT and --resume"
+            );
+        }
+    }
 }

@@ -550,3 +550,60 @@ fn bad_input_is_one_line_and_leaves_files_alone() {
     );
     assert!(!out.exists());
 }
+
+/// Issue items 4 and 5: a TD checkpoint carries a checksum and the
+/// evaluator's arithmetic and bearoff databases. A flipped bit in the
+/// weights, an edited game count, a checkpoint of an older format, another
+/// arithmetic or other bearoff databases are refused (the checkpoint
+/// kept), never resumed from.
+#[test]
+fn damaged_checkpoints_and_other_evaluators_are_refused() {
+    let dir = tempdir("bgkit-td-ckpt.");
+    let out = dir.path().join("out.wd");
+    let ckpt = dir.path().join("out.wd.ckpt");
+    let w = gnubg_weights();
+    let settings = ["--games", "4000", "--batch-games", "4"];
+    let mut cmd = Command::new(BIN);
+    cmd.args(["td", "-q", "--weights", w, "-o", s(&out)])
+        .args(["--checkpoint-every", "4"])
+        .args(settings);
+    let run = Running::start(cmd);
+    wait_until(Duration::from_secs(120), "a checkpoint", || ckpt.exists());
+    Command::new("kill")
+        .args(["-9", &run.pid().to_string()])
+        .status()
+        .unwrap();
+    let _ = run.finish(Duration::from_secs(30));
+    let good = std::fs::read(&ckpt).unwrap();
+    let resume = |extra: &[&str], needle: &str| {
+        let mut args = vec!["td", "-q", "--weights", w, "-o", s(&out), "--resume"];
+        args.extend(settings);
+        args.extend(extra);
+        assert_one_line_failure(BIN, "trainer", &args, needle);
+    };
+    resume(&["--ieee"], "arithmetic gnubg-fastmath, now ieee");
+    resume(&["--bearoff", OS0], "bearoff");
+    assert_eq!(
+        std::fs::read(&ckpt).unwrap(),
+        good,
+        "the checkpoint changed"
+    );
+    let mut flipped = good.clone();
+    flipped[good.len() - 1000] ^= 0x10;
+    let games = br#""games":"#;
+    let at = games.len() + good.windows(games.len()).position(|w| w == games).unwrap();
+    let mut edited = good.clone();
+    edited[at] = if good[at] == b'1' { b'2' } else { b'1' };
+    let old = [&b"bgkit td checkpoint 1"[..], &good[21..]].concat();
+    assert!(good.starts_with(b"bgkit td checkpoint 2\n"));
+    for (bytes, needle) in [
+        (flipped, "checksum"),
+        (edited, "checksum"),
+        (old, "another version of the trainer"),
+    ] {
+        std::fs::write(&ckpt, &bytes).unwrap();
+        resume(&[], needle);
+        assert_eq!(std::fs::read(&ckpt).unwrap(), bytes);
+    }
+    assert!(!out.exists());
+}
