@@ -65,7 +65,7 @@ pub fn read(path: &Path, limit: Limit) -> io::Result<Vec<u8>> {
             format!(
                 "larger than any {} ({} at most)",
                 limit.what,
-                human(limit.bytes)
+                crate::stdio::human(limit.bytes)
             ),
         )
     };
@@ -99,18 +99,6 @@ pub fn first_bad_line(bytes: &[u8]) -> Option<usize> {
     Some(1 + bytes[..valid].iter().filter(|&&b| b == b'\n').count())
 }
 
-/// Bytes as "256 MB", "4 GB".
-fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "kB", "MB", "GB", "TB"];
-    let mut value = bytes;
-    let mut unit = 0;
-    while value >= 1024 && value % 1024 == 0 && unit + 1 < UNITS.len() {
-        value /= 1024;
-        unit += 1;
-    }
-    format!("{value} {}", UNITS[unit])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,16 +117,11 @@ mod tests {
         assert_eq!(read_text(&path, LIMIT).unwrap(), "one\ntwo\n");
         std::fs::write(&path, [b'x'; 17]).unwrap();
         let e = read(&path, LIMIT).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "larger than any test file (16 bytes at most)"
-        );
+        assert_eq!(e.to_string(), "larger than any test file (16 B at most)");
         std::fs::write(&path, b"one\ntwo\n\xffx\n").unwrap();
         let e = read_text(&path, LIMIT).unwrap_err();
         assert_eq!(e.to_string(), "line 3 is not UTF-8 text");
         assert_eq!(first_bad_line(b"ok"), None);
-        assert_eq!(human(256 << 20), "256 MB");
-        assert_eq!(human(1000), "1000 bytes");
     }
 
     #[cfg(unix)]
