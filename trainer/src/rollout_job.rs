@@ -268,6 +268,16 @@ pub fn journaled(
             )));
         }
         let (entries, good) = read_entries(&bytes[head_len..], db.records.len());
+        let dropped = (bytes.len() - head_len - good) / ENTRY_LEN;
+        if dropped > 0 {
+            // More than a torn last entry (what kill -9 leaves): say so.
+            support::note!(
+                "trainer: warning: journal {}: entry {} is damaged; it and the {} complete entries after it are dropped (those positions are computed again)",
+                journal.display(),
+                good / ENTRY_LEN + 1,
+                dropped - 1
+            );
+        }
         for (i, r) in entries {
             db.records[i] = r;
             if !done[i] {
