@@ -14,6 +14,12 @@ pub enum WeightsError {
     /// The first line is not `GNU Backgammon <version>`.
     #[error("not a gnubg weights file (first line is not \"GNU Backgammon 1.00\")")]
     NotWeights,
+    /// A text weights file holds bytes that are not text (UTF-8).
+    #[error("line {line} is not text (not UTF-8)")]
+    NotText {
+        /// The first such line, from 1.
+        line: usize,
+    },
     /// The version token is not `1.00`.
     #[error("weights file has version {0:?}, expected \"1.00\"")]
     Version(String),

@@ -48,8 +48,18 @@ pub fn parse(bytes: &[u8]) -> Result<(Nets, Format), WeightsError> {
     if weights_binary::is_binary(bytes) {
         return weights_binary::parse(bytes).map(|n| (n, Format::Binary));
     }
-    let text = std::str::from_utf8(bytes).map_err(|_| WeightsError::NotWeights)?;
-    weights_text::parse(text).map(|n| (n, Format::Text))
+    match std::str::from_utf8(bytes) {
+        Ok(text) => weights_text::parse(text).map(|n| (n, Format::Text)),
+        Err(_) => {
+            // The first line tells a text weights file from anything else;
+            // a bad byte further on is reported where it is.
+            let first = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
+            let first = std::str::from_utf8(first).map_err(|_| WeightsError::NotWeights)?;
+            weights_text::check_header(first)?;
+            let line = support::input::first_bad_line(bytes).unwrap_or(1);
+            Err(WeightsError::NotText { line })
+        }
+    }
 }
 
 /// Largest weights file accepted (gnubg's are about 1 MB; a net with
@@ -58,22 +68,13 @@ pub const MAX_FILE_LEN: u64 = 256 << 20;
 
 /// Loads a weights file in either format. Only a regular file of at most
 /// [`MAX_FILE_LEN`] bytes is read (a FIFO, a device such as `/dev/zero` or
-/// a huge file is refused before reading).
+/// a huge file is refused before reading; see [`support::input`]).
 pub fn load(path: &Path) -> Result<Nets, WeightsError> {
-    let meta = std::fs::metadata(path).map_err(io(path))?;
-    let refuse = |what: &str| {
-        Err(WeightsError::Io {
-            path: path.to_path_buf(),
-            error: io::Error::new(io::ErrorKind::InvalidInput, what.to_owned()),
-        })
+    let limit = support::input::Limit {
+        bytes: MAX_FILE_LEN,
+        what: "weights file",
     };
-    if !meta.is_file() {
-        return refuse("not a regular file");
-    }
-    if meta.len() > MAX_FILE_LEN {
-        return refuse("larger than any weights file (256 MB)");
-    }
-    let bytes = std::fs::read(path).map_err(io(path))?;
+    let bytes = support::input::read(path, limit).map_err(io(path))?;
     parse(&bytes).map(|(nets, _)| nets)
 }
 

@@ -11,14 +11,7 @@ pub const WEIGHTS_VERSION: &str = "1.00";
 /// Anything but whitespace after the sixth net is an error.
 pub fn parse(text: &str) -> Result<Nets, WeightsError> {
     let (first, body) = text.split_once('\n').unwrap_or((text, ""));
-    let version = first
-        .strip_prefix("GNU Backgammon")
-        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_whitespace()))
-        .map(str::trim)
-        .ok_or(WeightsError::NotWeights)?;
-    if version != WEIGHTS_VERSION {
-        return Err(WeightsError::Version(version.to_string()));
-    }
+    check_header(first)?;
     let mut tokens = body.split_ascii_whitespace();
     let mut nets = Vec::with_capacity(6);
     for kind in NetKind::ALL {
@@ -29,6 +22,20 @@ pub fn parse(text: &str) -> Result<Nets, WeightsError> {
     }
     let nets: [Net; 6] = nets.try_into().expect("six nets were parsed");
     Nets::new(nets)
+}
+
+/// Fails unless `first` is a weights file's first line,
+/// `GNU Backgammon 1.00`.
+pub(crate) fn check_header(first: &str) -> Result<(), WeightsError> {
+    let version = first
+        .strip_prefix("GNU Backgammon")
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_whitespace()))
+        .map(str::trim)
+        .ok_or(WeightsError::NotWeights)?;
+    if version != WEIGHTS_VERSION {
+        return Err(WeightsError::Version(version.to_string()));
+    }
+    Ok(())
 }
 
 fn parse_net<'a>(

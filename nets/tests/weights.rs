@@ -197,6 +197,22 @@ fn bad_binary_files_are_rejected_with_one_line_errors() {
 }
 
 #[test]
+fn a_bad_byte_after_the_first_line_is_reported_on_its_line() {
+    let mut text = weights_text::write(&small_nets()).into_bytes();
+    let third = text
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .nth(1)
+        .map(|(i, _)| i + 1)
+        .unwrap();
+    text.insert(third, 0xff);
+    let e = parse(&text).unwrap_err();
+    assert!(matches!(e, WeightsError::NotText { line: 3 }), "{e}");
+    assert_eq!(e.to_string(), "line 3 is not text (not UTF-8)");
+}
+
+#[test]
 fn files_load_and_save_in_both_formats() {
     let dir = tempfile::tempdir().unwrap();
     let nets = small_nets();

@@ -99,7 +99,7 @@ pub fn check_checkpoint_name(path: &Path) -> io::Result<()> {
 }
 
 /// Opens `path` for writing, created if missing, never through a symbolic
-/// link (a link there fails instead of redirecting the write).
+/// link (a link there fails, saying so, instead of redirecting the write).
 pub fn open_no_follow(path: &Path, truncate: bool) -> io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options
@@ -112,7 +112,16 @@ pub fn open_no_follow(path: &Path, truncate: bool) -> io::Result<std::fs::File> 
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NOFOLLOW);
     }
-    options.open(path)
+    options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "is a symbolic link, not a file bgkit made: refusing to follow it",
+            );
+        }
+        e
+    })
 }
 
 /// Deletes `.NAME.XXXXXX.tmp` files (our temporaries for `path`) left by a
@@ -208,13 +217,17 @@ impl RecycledFile {
     }
 
     /// Makes `bytes` the content of the file: written to the spare and
-    /// synced, then swapped in; the replaced version becomes the spare.
+    /// synced, then swapped in; the replaced version becomes the spare. An
+    /// error about the spare's name (a planted link) names the spare; the
+    /// caller names the file in the others (a full disk).
     pub fn save(&self, bytes: &[u8]) -> io::Result<()> {
-        let written = open_no_follow(&self.spare, false).and_then(|mut file| {
-            file.write_all(bytes)?;
-            file.set_len(bytes.len() as u64)?;
-            file.sync_all()
-        });
+        let written = open_no_follow(&self.spare, false)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.spare.display())))
+            .and_then(|mut file| {
+                file.write_all(bytes)?;
+                file.set_len(bytes.len() as u64)?;
+                file.sync_all()
+            });
         if let Err(e) = written {
             // A spare cut short (disk full) is never left behind.
             let _ = self.remove_spare();

@@ -83,10 +83,32 @@ pub fn main<C: clap::Parser>(
         Ok(outcome) => ExitCode::from(outcome.code()),
         Err(e) if closed_pipe(&e) => ExitCode::from(status::CLOSED_PIPE),
         Err(e) => {
-            crate::note!("{tool}: error: {}", one_line(&format!("{e:#}")));
+            crate::note!("{tool}: error: {}", one_line(&chain_message(&e)));
             ExitCode::from(status::ERROR)
         }
     }
+}
+
+/// The error and its causes, `: `-separated, saying nothing twice: a cause
+/// whose text the message already holds is left out (an I/O error wrapped
+/// by a library that also prints it: "Is a directory (os error 21): Is a
+/// directory (os error 21)"), and a cause that holds the whole message so
+/// far replaces it (a context naming a file, then an error "FILE: why").
+fn chain_message(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if text.contains(&message) {
+            message = text;
+            continue;
+        }
+        message.push_str(": ");
+        message.push_str(&text);
+    }
+    message
 }
 
 /// Whether the error is (or was caused by) a closed pipe.
@@ -179,6 +201,38 @@ mod tests {
             MAX_MESSAGE + 1,
             "cut, with an ellipsis"
         );
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let os = || std::io::Error::from_raw_os_error(libc::EISDIR);
+        let wrapped = std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            Wrapper(os()), // displays the OS error and gives it as its source
+        );
+        let e = anyhow::Error::new(wrapped).context("cannot write x.png");
+        let message = chain_message(&e);
+        assert_eq!(message.matches(&os().to_string()).count(), 1, "{message}");
+        assert!(message.starts_with("cannot write x.png: "), "{message}");
+        let distinct = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(chain_message(&distinct), "outer: inner");
+        let named = anyhow::anyhow!("a.db: not a regular file").context("a.db");
+        assert_eq!(chain_message(&named), "a.db: not a regular file");
+    }
+
+    #[derive(Debug)]
+    struct Wrapper(std::io::Error);
+
+    impl std::fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{}", self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapper {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! What every bgkit tool shares: atomic output files, append-only
-//! checkpoints and checkpointable jobs, a cache prefetch hint, and (with the
-//! `cli` feature) progress display, signal handling, memory and disk checks
-//! and the `main` helper that gives every binary the same one-line errors
+//! What every bgkit tool shares: atomic output files, input files opened
+//! safely, append-only checkpoints and checkpointable jobs, a cache
+//! prefetch hint, and (with the `cli` feature) the claim of a run's files
+//! (output locks), progress display, signal handling, memory and disk
+//! checks and the `main` helper that gives every binary the same one-line errors
 //! and exit statuses.
 //!
 //! Libraries that must stay free of command-line dependencies (`nets`) use
@@ -10,10 +11,13 @@
 
 pub mod atomic;
 pub mod checkpoint;
+pub mod input;
 pub mod job;
 pub mod prefetch;
 pub mod stdio;
 
+#[cfg(feature = "cli")]
+pub mod claim;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cli")]

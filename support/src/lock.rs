@@ -3,7 +3,7 @@
 //! writing the same file (or its checkpoint) is refused at once instead of
 //! silently overwriting the first one's work.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// Why the output could not be locked.
@@ -50,13 +50,9 @@ impl OutputLock {
             error,
         };
         loop {
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(io)?;
+            // Never through a symbolic link: a link planted at the lock's
+            // name is refused, named, instead of locking whatever it names.
+            let file = crate::atomic::open_no_follow(&path, false).map_err(io)?;
             match fs4::FileExt::try_lock(&file) {
                 Ok(()) => {}
                 Err(fs4::TryLockError::WouldBlock) => {
@@ -124,5 +120,19 @@ mod tests {
         );
         let again = OutputLock::acquire(&out).unwrap();
         drop(again);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_at_the_lock_name_is_refused_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.bd");
+        std::os::unix::fs::symlink("elsewhere", lock_path(&out)).unwrap();
+        let e = OutputLock::acquire(&out).unwrap_err().to_string();
+        assert!(
+            e.contains(".x.bd.lock") && e.contains("symbolic link"),
+            "{e}"
+        );
+        assert!(!dir.path().join("elsewhere").exists());
     }
 }

@@ -1,5 +1,6 @@
 //! Memory and disk checks made before a long run starts.
 
+pub use crate::stdio::human;
 use std::path::{Path, PathBuf};
 
 /// Why a run cannot start on this machine.
@@ -51,20 +52,6 @@ pub fn peak_memory() -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
-}
-
-/// Human-readable size.
-pub fn human(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b >= 1e9 {
-        format!("{:.2} GB", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.1} MB", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.1} kB", b / 1e3)
-    } else {
-        format!("{bytes} B")
-    }
 }
 
 /// Fails if `memory` bytes of RAM or `disk` bytes in `dir` are not

@@ -128,6 +128,20 @@ impl<R: io::BufRead> Iterator for BoundedLines<R> {
     }
 }
 
+/// Human-readable size.
+pub fn human(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} kB", b / 1e3)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
 /// `text` cut to at most `max` characters, with `…` when cut (for echoing
 /// bad input in a message).
 pub fn shorten(text: &str, max: usize) -> String {

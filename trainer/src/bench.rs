@@ -11,6 +11,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Largest move benchmark file read (gnubg-nn's are a few tens of MB).
+pub const MOVES_LIMIT: support::input::Limit = support::input::Limit {
+    bytes: 2 << 30,
+    what: "move benchmark file",
+};
+
 /// The errors of one class.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ClassErrors {

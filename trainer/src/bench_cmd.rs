@@ -1,6 +1,7 @@
 //! `trainer bench`: gnubg-nn's error measures of a net on a database or a
 //! `.dat` file.
 
+use crate::common::{io_context, read_text_input};
 use crate::db_cmd::read_dat;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -69,8 +70,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
     let eval = args.evaluator.build()?;
     let Some(db_path) = &args.db else {
         let path = args.moves.as_ref().expect("clap requires --db or --moves");
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = read_text_input(path, trainer::bench::MOVES_LIMIT)?;
         let report = trainer::bench::move_benchmark(&eval, &text)
             .with_context(|| format!("{}", path.display()))?;
         if report.positions == 0 {
@@ -94,15 +94,22 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
     let bytes_head = {
         use std::io::Read;
         let mut head = [0u8; 8];
-        let mut f = std::fs::File::open(db_path)
-            .with_context(|| format!("cannot read {}", db_path.display()))?;
-        let n = f.read(&mut head).unwrap_or(0);
+        let (f, _) = support::input::open(db_path).map_err(io_context(db_path))?;
+        let n = f.take(8).read(&mut head).map_err(io_context(db_path))?;
         head[..n].to_vec()
     };
     let db = if trainer::posdb::is_position_db(&bytes_head) {
         PositionDb::open(db_path).with_context(|| format!("{}", db_path.display()))?
     } else {
-        read_dat(db_path, eval.bearoff())?.0
+        read_dat(db_path, eval.bearoff())
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not a position database, nor a gnubg-nn .dat file ({})",
+                    db_path.display(),
+                    support::stdio::shorten(&e.root_cause().to_string(), 200)
+                )
+            })?
+            .0
     };
     if args.prune_check {
         let measured = |c: nets::Class| {

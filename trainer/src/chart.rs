@@ -52,7 +52,11 @@ pub enum ChartError {
 
 /// Registers `path` as the "sans-serif" font of every chart.
 pub fn load_font(path: &Path) -> Result<(), ChartError> {
-    let font = std::fs::read(path).map_err(|error| ChartError::Font {
+    let limit = support::input::Limit {
+        bytes: 256 << 20,
+        what: "font",
+    };
+    let font = support::input::read(path, limit).map_err(|error| ChartError::Font {
         path: path.to_owned(),
         error,
     })?;

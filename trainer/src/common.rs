@@ -1,14 +1,21 @@
 //! Helpers the subcommands share.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use nets::weights::Format;
 use nets::Nets;
 use std::path::{Path, PathBuf};
+use trainer::provenance::Provenance;
 
-/// Saves nets atomically in the format the file name asks for.
-pub fn save_weights(nets: &Nets, path: &Path) -> Result<()> {
-    nets::weights::save(nets, path, Format::for_path(path))
-        .with_context(|| format!("cannot write {}", path.display()))
+/// Saves nets atomically in the format the file name asks for, then their
+/// provenance `PATH.json` (`record`, with the MD5 of the bytes written):
+/// every weights file the trainer writes gets a record of its own, never an
+/// older file's.
+pub fn save_weights(nets: &Nets, path: &Path, mut record: Provenance) -> Result<()> {
+    let bytes = nets::weights::to_bytes(nets, Format::for_path(path));
+    write_atomically(path, &bytes)?;
+    record.md5 = databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail");
+    trainer::provenance::save(path, &record)
+        .map_err(io_context(&trainer::provenance::path_for(path)))
 }
 
 /// Loads a weights file, naming it in the error.
@@ -19,11 +26,21 @@ pub fn load_weights(path: &Path) -> Result<Nets> {
     })
 }
 
-/// The MD5 of a file.
+/// The MD5 of a file (a regular file only: see [`support::input`]).
 pub fn file_md5(path: &Path) -> Result<String> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    databases::published::md5_hex(file).with_context(|| format!("cannot read {}", path.display()))
+    let (file, _) = support::input::open(path).map_err(io_context(path))?;
+    databases::published::md5_hex(file).map_err(io_context(path))
+}
+
+/// The content of an input file of at most `limit` bytes (a regular file
+/// only: see [`support::input`]), naming it in the error.
+pub fn read_input(path: &Path, limit: support::input::Limit) -> Result<Vec<u8>> {
+    support::input::read(path, limit).map_err(io_context(path))
+}
+
+/// [`read_input`] as UTF-8 text.
+pub fn read_text_input(path: &Path, limit: support::input::Limit) -> Result<String> {
+    support::input::read_text(path, limit).map_err(io_context(path))
 }
 
 /// "PATH: error" for an I/O error about `path`.

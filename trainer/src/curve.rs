@@ -23,6 +23,13 @@ pub enum CurveError {
     Empty,
 }
 
+/// Largest learning-curve CSV `trainer plot` reads (`OUT.curve.csv` or
+/// `OUT.train.csv`: a line per point, a few MB at most).
+pub const CSV_LIMIT: support::input::Limit = support::input::Limit {
+    bytes: 256 << 20,
+    what: "learning curve",
+};
+
 /// The CSV text of the rows (header first).
 pub fn to_csv(rows: &[CurveRow]) -> String {
     let mut text = format!("{CURVE_HEADER}\n");

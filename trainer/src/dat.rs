@@ -3,6 +3,13 @@
 
 use board::Probabilities;
 
+/// Largest `.dat` file read (about 70 bytes a position: some 30 million
+/// positions, read into memory whole).
+pub const LIMIT: support::input::Limit = support::input::Limit {
+    bytes: 2 << 30,
+    what: "gnubg-nn .dat file",
+};
+
 /// A `.dat` line that is not data.
 #[derive(Debug, thiserror::Error)]
 #[error("line {line}: {why}")]

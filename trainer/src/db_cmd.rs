@@ -1,12 +1,13 @@
 //! `trainer db`: position databases (import/export gnubg-nn `.dat`, merge,
 //! split, dump, stats, generate, rollout).
 
-use crate::common::{file_md5, io_context, with_suffix, write_atomically};
+use crate::common::{file_md5, io_context, read_text_input, with_suffix, write_atomically};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use support::claim::{Claim, Claimed};
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::dat;
@@ -260,17 +261,25 @@ fn open(path: &Path) -> Result<PositionDb> {
     PositionDb::open(path).with_context(|| format!("{}", path.display()))
 }
 
-/// Fails unless a database can be written at `path`: writable (see
-/// `support::atomic::check_writable`), and without the journal of an
-/// interrupted job that replacing it would silently end.
+/// Refuses to replace or relabel a database that an interrupted rollout or
+/// labelling still has a journal for (call it under the output's claim).
 fn check_db_output(path: &Path) -> Result<()> {
-    check_no_journal(path)?;
-    support::atomic::check_writable(path).map_err(io_context(path))
+    Ok(check_no_journal(path)?)
 }
 
 fn save(db: &PositionDb, path: &Path) -> Result<()> {
     db.save(path)
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The claim of a command writing the database `output` and its
+/// provenance `DB.json` from `inputs`.
+fn claim_db<P: AsRef<Path>>(inputs: impl IntoIterator<Item = P>, output: &Path) -> Result<Claimed> {
+    Ok(Claim::new()
+        .inputs(inputs)
+        .output(output)
+        .beside(output, trainer::provenance::path_for(output))
+        .acquire()?)
 }
 
 /// Writes `DB.json`: how the database was made.
@@ -322,6 +331,10 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             output,
             exclude,
         } => {
+            let _claim = Claim::new()
+                .inputs(dbs.iter().chain(exclude))
+                .output(output)
+                .acquire()?;
             let all = dbs.iter().map(|p| open(p)).collect::<Result<Vec<_>>>()?;
             let mut left_out = std::collections::HashSet::new();
             for p in exclude {
@@ -391,8 +404,7 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             };
             let weights = trainer::defaults::weights(evaluator.weights.as_deref())?;
             let eval = evaluator.build()?;
-            let _lock = support::lock::OutputLock::acquire(db)?;
-            support::atomic::check_writable(db).map_err(io_context(db))?;
+            let _claim = claim_in_place(evaluator, db)?;
             let settings = RolloutSettings {
                 trials: *trials,
                 plies: *plies,
@@ -450,8 +462,7 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
 /// A `.dat` file as a database (classes from `bearoff`), and the number of
 /// repeated keys skipped.
 pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(PositionDb, usize)> {
-    let text = std::fs::read_to_string(input)
-        .with_context(|| format!("cannot read {}", input.display()))?;
+    let text = read_text_input(input, dat::LIMIT)?;
     let (records, duplicates) =
         dat::records(&text, bearoff).with_context(|| format!("{}", input.display()))?;
     let db = PositionDb {
@@ -461,14 +472,24 @@ pub fn read_dat(input: &Path, bearoff: &nets::BearoffDatabases) -> Result<(Posit
     Ok((db, duplicates))
 }
 
+/// The claim of a job rewriting the database `db` in place (with its
+/// provenance and journal) with the evaluator's files as inputs.
+fn claim_in_place(evaluator: &EvaluatorArgs, db: &Path) -> Result<Claimed> {
+    Ok(Claim::new()
+        .inputs(evaluator.input_files())
+        .output(db)
+        .beside(db, trainer::provenance::path_for(db))
+        .checkpoint(db, journal_path(db))
+        .acquire()?)
+}
+
 /// `db label --race`: journaled like a rollout, so kill -9 loses no
 /// finished position and `--resume` continues.
 fn label(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
-    let bearoff =
-        nets::BearoffDatabases::open(&trainer::defaults::bearoff(&args.evaluator.bearoff))?;
+    let bearoff_files = trainer::defaults::bearoff(&args.evaluator.bearoff);
+    let bearoff = nets::BearoffDatabases::open(&bearoff_files)?;
+    let _claim = claim_in_place(&args.evaluator, &args.db)?;
     let mut db = open(&args.db)?;
-    let _lock = support::lock::OutputLock::acquire(&args.db)?;
-    support::atomic::check_writable(&args.db).map_err(io_context(&args.db))?;
     // The races to label.
     let todo: Vec<usize> = db
         .records
@@ -572,8 +593,8 @@ fn label_eval(args: &LabelArgs) -> Result<Outcome> {
     use rayon::prelude::*;
     let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
     let eval = args.evaluator.build()?;
+    let _claim = claim_in_place(&args.evaluator, &args.db)?;
     let mut db = open(&args.db)?;
-    let _lock = support::lock::OutputLock::acquire(&args.db)?;
     check_db_output(&args.db)?;
     if db.records.is_empty() {
         bail!("{}: no positions to label", args.db.display());
@@ -635,7 +656,12 @@ fn candidates(
         .iter()
         .map(|c| parse_class(c))
         .collect::<Result<Vec<_>>>()?;
-    let bearoff = nets::BearoffDatabases::open(&trainer::defaults::bearoff(bearoff))?;
+    let bearoff_files = trainer::defaults::bearoff(bearoff);
+    let _claim = claim_db(
+        bearoff_files.iter().map(PathBuf::as_path).chain([input]),
+        output,
+    )?;
+    let bearoff = nets::BearoffDatabases::open(&bearoff_files)?;
     let db = open(input)?;
     check_db_output(output)?;
     let boards = boards_of(&db, input)?;
@@ -671,6 +697,7 @@ fn candidates(
 
 fn import(input: &Path, output: &Path, bearoff: &[PathBuf]) -> Result<Outcome> {
     let db_files = trainer::defaults::bearoff(bearoff);
+    let _claim = claim_db(db_files.iter().map(PathBuf::as_path).chain([input]), output)?;
     let bearoff = nets::BearoffDatabases::open(&db_files)?;
     let (db, duplicates) = read_dat(input, &bearoff)?;
     check_db_output(output)?;
@@ -701,9 +728,14 @@ fn aside(n: usize, what: &str) -> String {
     }
 }
 
+/// The claim of `db export`.
+fn claim_export(db: &Path, output: &Path) -> Result<Claimed> {
+    Ok(Claim::new().input(db).output(output).acquire()?)
+}
+
 fn export(db: &Path, output: &Path) -> Result<Outcome> {
+    let _claim = claim_export(db, output)?;
     let db_data = open(db)?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
     let mut text = String::new();
     let mut n = 0;
     for r in db_data.records.iter().filter(|r| r.has_targets()) {
@@ -722,8 +754,8 @@ fn export(db: &Path, output: &Path) -> Result<Outcome> {
 }
 
 fn export_npz(db: &Path, output: &Path) -> Result<Outcome> {
+    let _claim = claim_export(db, output)?;
     let data = open(db)?;
-    support::atomic::check_writable(output).map_err(io_context(output))?;
     let (bytes, counts) = trainer::npz::npz_bytes(&data, nets::Arithmetic::default())?;
     write_atomically(output, &bytes)?;
     support::outln!(
@@ -743,6 +775,11 @@ fn split(db: &Path, holdout: f64, seed: u64, outputs: &[PathBuf]) -> Result<Outc
     let [train, held] = outputs else {
         bail!("give two outputs: -o TRAIN -o HELD");
     };
+    let _claim = Claim::new()
+        .input(db)
+        .output(train)
+        .output(held)
+        .acquire()?;
     let data = open(db)?;
     for p in [train, held] {
         check_db_output(p)?;
@@ -889,6 +926,7 @@ fn generate(
         .map(|c| parse_class(c))
         .collect::<Result<Vec<_>>>()?;
     let weights = trainer::defaults::weights(evaluator.weights.as_deref())?;
+    let _claim = claim_db(evaluator.input_files(), output)?;
     let eval = evaluator.build()?;
     check_db_output(output)?;
     let mut bar = Progress::new("trainer db generate", "games", games, false);

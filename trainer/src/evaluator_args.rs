@@ -180,6 +180,15 @@ impl EvaluatorArgs {
         }
     }
 
+    /// The files the evaluator reads: its weights (if any is given or
+    /// installed) and bearoff databases, for the claim of a run's files
+    /// (`support::claim`).
+    pub fn input_files(&self) -> Vec<PathBuf> {
+        let mut files = defaults::bearoff(&self.bearoff);
+        files.extend(defaults::weights(self.weights.as_deref()).ok());
+        files
+    }
+
     /// Loads the weights and databases and builds the evaluator.
     pub fn build(&self) -> Result<Evaluator, EvaluatorError> {
         let path = defaults::weights(self.weights.as_deref())?;

@@ -1,9 +1,10 @@
 //! `trainer new`: a weights file with random nets.
 
-use crate::common::{file_md5, io_context, save_weights};
+use crate::common::save_weights;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
+use support::claim::Claim;
 use support::cli::Outcome;
 use trainer::init::{new_nets, GNUBG_BETA_HIDDEN};
 use trainer::provenance::{NTrained, Provenance};
@@ -32,17 +33,18 @@ pub struct NewArgs {
 /// Runs `trainer new`.
 pub fn run(args: &NewArgs) -> Result<Outcome> {
     let nets = new_nets(args.hidden, args.beta_hidden, args.seed)?;
-    support::atomic::check_writable(&args.output).map_err(io_context(&args.output))?;
-    save_weights(&nets, &args.output)?;
+    let _claim = Claim::new()
+        .output(&args.output)
+        .beside(&args.output, trainer::provenance::path_for(&args.output))
+        .acquire()?;
     let record = Provenance::new(
         u64::from(args.seed),
         0,
         NTrained::default(),
         None,
-        file_md5(&args.output)?,
         serde_json::json!({ "hidden": args.hidden, "beta_hidden": args.beta_hidden }),
     );
-    trainer::provenance::save(&args.output, &record).map_err(io_context(&args.output))?;
+    save_weights(&nets, &args.output, record)?;
     support::outln!(
         "trainer: wrote {} (random nets, {} hidden units, seed {})",
         args.output.display(),

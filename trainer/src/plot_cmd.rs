@@ -1,9 +1,11 @@
 //! `trainer plot`: the learning-curve chart of a `OUT.curve.csv` (TD) or
 //! an `OUT.train.csv` (supervised).
 
+use crate::common::read_text_input;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
+use support::claim::Claim;
 use support::cli::Outcome;
 use trainer::chart::{load_font, save, DEFAULT_FONT};
 use trainer::curve::{parse_csv, CurveChart};
@@ -35,8 +37,12 @@ pub struct PlotArgs {
 /// Runs `trainer plot`.
 pub fn run(args: &PlotArgs) -> Result<Outcome> {
     trainer::chart::ChartFormat::for_path(&args.output)?;
-    let text = std::fs::read_to_string(&args.csv)
-        .with_context(|| format!("cannot read {}", args.csv.display()))?;
+    let _claim = Claim::new()
+        .input(&args.csv)
+        .input(&args.font)
+        .output(&args.output)
+        .acquire()?;
+    let text = read_text_input(&args.csv, trainer::curve::CSV_LIMIT)?;
     let context = || format!("{}", args.csv.display());
     let title = args.title.clone().unwrap_or_else(|| {
         format!(

@@ -293,15 +293,10 @@ impl PositionDb {
             path: path.to_owned(),
             error,
         };
-        let file = std::fs::File::open(path).map_err(io)?;
-        let meta = file.metadata().map_err(io)?;
-        if !meta.is_file() {
-            return Err(io(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "not a regular file",
-            )));
-        }
-        if meta.len() == 0 {
+        // A regular file only, refused at once otherwise (a FIFO would
+        // block the open).
+        let (file, len) = support::input::open(path).map_err(io)?;
+        if len == 0 {
             return Err(DbError::Corrupt("empty file".into()));
         }
         // SAFETY: the map is read-only and private to this call; bgkit

@@ -36,7 +36,7 @@ pub struct Provenance {
 }
 
 /// Each trained net's training count.
-#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct NTrained {
     /// Contact net.
     pub contact: u64,
@@ -57,13 +57,13 @@ impl From<[u64; 3]> for NTrained {
 }
 
 impl Provenance {
-    /// A record for this process's command line.
+    /// A record for this process's command line; its [`md5`](Self::md5)
+    /// is set when the weights are written.
     pub fn new(
         seed: u64,
         games: u64,
         n_trained: NTrained,
         parent: Option<Parent>,
-        md5: String,
         settings: serde_json::Value,
     ) -> Provenance {
         Provenance {
@@ -73,7 +73,7 @@ impl Provenance {
             games,
             n_trained,
             parent,
-            md5,
+            md5: String::new(),
             settings,
         }
     }
@@ -86,17 +86,60 @@ pub fn path_for(weights: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The training counts recorded beside a weights file, if it has a
-/// provenance file (gnubg's formats do not hold them).
-pub fn recorded_n_trained(weights: &Path) -> Option<NTrained> {
+/// Largest provenance file read (they hold a command line and settings:
+/// a few kB).
+const MAX_RECORD_LEN: u64 = 16 << 20;
+
+/// What the provenance file beside a weights file says about it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Recorded {
+    /// The training counts, from a record of this very file.
+    Counts(NTrained),
+    /// No provenance file (gnubg's files, or weights not written by bgkit).
+    Missing,
+    /// A provenance file that is not a record of this file (it records
+    /// another MD5: it was left by an older file of that name), or that
+    /// cannot be read; it is ignored, for the reason given.
+    Ignored(String),
+}
+
+/// The training counts recorded beside `weights` (whose MD5 is `md5`), if
+/// its provenance file is a record of it (gnubg's formats do not hold them).
+pub fn recorded_n_trained(weights: &Path, md5: &str) -> Recorded {
     #[derive(serde::Deserialize)]
     struct Counts {
         n_trained: NTrained,
+        md5: String,
     }
-    let text = std::fs::read_to_string(path_for(weights)).ok()?;
-    serde_json::from_str::<Counts>(&text)
-        .ok()
-        .map(|c| c.n_trained)
+    let path = path_for(weights);
+    let limit = support::input::Limit {
+        bytes: MAX_RECORD_LEN,
+        what: "provenance file",
+    };
+    let text = match support::input::read_text(&path, limit) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Recorded::Missing,
+        Err(e) => return Recorded::Ignored(format!("{}: {e}", path.display())),
+    };
+    match serde_json::from_str::<Counts>(&text) {
+        Ok(c) if c.md5 == md5 => Recorded::Counts(c.n_trained),
+        Ok(c) => Recorded::Ignored(format!(
+            "{} records another file (MD5 {}, this one has {md5})",
+            path.display(),
+            c.md5
+        )),
+        Err(e) => Recorded::Ignored(format!("{}: not a provenance record ({e})", path.display())),
+    }
+}
+
+impl Recorded {
+    /// The counts if recorded, else zeros (training starts counting anew).
+    pub fn or_zero(&self) -> NTrained {
+        match self {
+            Recorded::Counts(t) => *t,
+            _ => NTrained::default(),
+        }
+    }
 }
 
 /// Writes `OUT.json` for `weights` atomically.
@@ -106,4 +149,32 @@ pub fn save(weights: &Path, record: &Provenance) -> std::io::Result<()> {
     let mut file = support::atomic::AtomicFile::create(&path_for(weights))?;
     file.write_all_with(|w| w.write_all(text.as_bytes()))?;
     file.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_of_another_file_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let weights = dir.path().join("x.wd");
+        let mut record = Provenance::new(1, 5, [3, 4, 5].into(), None, serde_json::json!({}));
+        record.md5 = "aa".repeat(16);
+        save(&weights, &record).unwrap();
+        assert_eq!(
+            recorded_n_trained(&weights, &"aa".repeat(16)),
+            Recorded::Counts([3, 4, 5].into())
+        );
+        let other = recorded_n_trained(&weights, &"bb".repeat(16));
+        assert!(
+            matches!(&other, Recorded::Ignored(why) if why.contains("records another file")),
+            "{other:?}"
+        );
+        assert_eq!(other.or_zero(), NTrained::default());
+        assert_eq!(
+            recorded_n_trained(&dir.path().join("y.wd"), "00"),
+            Recorded::Missing
+        );
+    }
 }

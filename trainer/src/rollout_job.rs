@@ -333,6 +333,16 @@ pub fn journaled(
         f.read_to_end(&mut bytes).map_err(|e| jerr(e.to_string()))?;
         check_head(&bytes, fingerprint, &positions).map_err(jerr)?;
         let (entries, good) = read_entries(&bytes[HEAD_LEN..], &db.records);
+        let dropped = (bytes.len() - HEAD_LEN - good) / ENTRY_LEN;
+        if dropped > 0 {
+            // More than a torn last entry (what kill -9 leaves): say so.
+            support::note!(
+                "trainer: warning: journal {}: entry {} is damaged; it and the {} complete entries after it are dropped (those positions are computed again)",
+                journal.display(),
+                good / ENTRY_LEN + 1,
+                dropped - 1
+            );
+        }
         for (i, r) in entries {
             db.records[i] = r;
             if !done[i] {

@@ -16,6 +16,13 @@ use serde::{Deserialize, Serialize};
 
 const MAGIC: &str = "bgkit td checkpoint 2\n";
 
+/// Largest checkpoint read (`trainer td` and `trainer train`): the weights
+/// and a line of JSON.
+pub const LIMIT: support::input::Limit = support::input::Limit {
+    bytes: 2 * nets::weights::MAX_FILE_LEN,
+    what: "checkpoint",
+};
+
 /// The JSON line of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointHeader {

@@ -9,11 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 use support::atomic::RecycledFile;
+use support::claim::Claim;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::curve::to_csv;
 use trainer::evaluator_args::{EvaluatorArgs, EvaluatorId};
-use trainer::provenance::{recorded_n_trained, Parent, Provenance};
+use trainer::provenance::{recorded_n_trained, Parent, Provenance, Recorded};
 use trainer::td::{TdEnd, TdHooks, TdProgress, TdSettings, TdTrainer};
 use trainer::td_checkpoint::{self, CheckpointHeader};
 
@@ -134,10 +135,13 @@ impl TdHooks for Files {
             evaluator: self.evaluator.clone(),
             progress: trainer.progress().clone(),
         };
-        self.checkpoint.save(&td_checkpoint::to_bytes(
-            &header,
-            trainer.evaluator().nets(),
-        ))
+        let path = self.checkpoint.path();
+        self.checkpoint
+            .save(&td_checkpoint::to_bytes(
+                &header,
+                trainer.evaluator().nets(),
+            ))
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
     }
 }
 
@@ -152,16 +156,17 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let out = &args.output;
     let ckpt = with_suffix(out, ".ckpt");
     let curve = with_suffix(out, ".curve.csv");
-    let _lock = support::lock::OutputLock::acquire(out)?;
-    for path in [out, &trainer::provenance::path_for(out)] {
-        support::atomic::check_writable(path).map_err(io_context(path))?;
-    }
+    let mut claim = Claim::new()
+        .inputs(args.evaluator.input_files())
+        .output(out)
+        .beside(out, trainer::provenance::path_for(out))
+        .checkpoint(out, &ckpt);
     if args.eval_every > 0 {
-        support::atomic::check_writable(&curve).map_err(io_context(&curve))?;
+        claim = claim.beside(out, &curve);
     }
-    support::atomic::check_checkpoint_name(&ckpt).map_err(io_context(&ckpt))?;
+    let _claim = claim.acquire()?;
     let progress = if args.resume {
-        let bytes = std::fs::read(&ckpt).map_err(|e| {
+        let bytes = support::input::read(&ckpt, td_checkpoint::LIMIT).map_err(|e| {
             anyhow::anyhow!(
                 "--resume: cannot read the checkpoint {}: {e}",
                 ckpt.display()
@@ -190,7 +195,11 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             );
         }
         // A bgkit parent's counts continue (gnubg's files do not hold them).
-        let t = recorded_n_trained(&weights).unwrap_or_default();
+        let recorded = recorded_n_trained(&weights, &parent_md5);
+        if let Recorded::Ignored(why) = &recorded {
+            support::note!("trainer td: training counts start at 0: {why}");
+        }
+        let t = recorded.or_zero();
         TdProgress {
             games: 0,
             trained: [t.contact, t.race, t.crashed],
@@ -220,7 +229,6 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         );
         return Ok(Outcome::Interrupted);
     }
-    save_weights(trainer.evaluator().nets(), out)?;
     let p = trainer.progress();
     let record = Provenance::new(
         args.seed,
@@ -230,10 +238,9 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             path: weights.clone(),
             md5: parent_md5,
         }),
-        file_md5(out)?,
         serde_json::to_value(&settings).expect("settings serialize"),
     );
-    trainer::provenance::save(out, &record).map_err(io_context(out))?;
+    save_weights(trainer.evaluator().nets(), out, record)?;
     files.checkpoint.remove().map_err(io_context(&ckpt))?;
     let seconds = files.start.elapsed().as_secs_f64();
     let trained_now = p.games - start_games;

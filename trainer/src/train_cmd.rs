@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use support::atomic::RecycledFile;
+use support::claim::Claim;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::evaluator_args::{EvaluatorArgs, EvaluatorId};
@@ -132,6 +133,16 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         "crashed" => nets::Class::Crashed,
         _ => nets::Class::Contact,
     };
+    let out = &args.output;
+    let ckpt = with_suffix(out, ".ckpt");
+    let _claim = Claim::new()
+        .input(&args.db)
+        .inputs(args.evaluator.input_files())
+        .output(out)
+        .beside(out, trainer::provenance::path_for(out))
+        .checkpoint(out, &ckpt)
+        .beside(out, with_suffix(out, ".train.csv"))
+        .acquire()?;
     let db = PositionDb::open(&args.db).with_context(|| format!("{}", args.db.display()))?;
     let records: Vec<Record> = db
         .records
@@ -148,11 +159,6 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     }
     let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
     let mut eval = args.evaluator.build()?;
-    let out = &args.output;
-    let _lock = support::lock::OutputLock::acquire(out)?;
-    support::atomic::check_writable(out).map_err(io_context(out))?;
-    let ckpt = with_suffix(out, ".ckpt");
-    support::atomic::check_checkpoint_name(&ckpt).map_err(io_context(&ckpt))?;
     let schedule = Schedule {
         alpha_start: args.alpha_start,
         alpha_low: args.alpha_low,
@@ -176,7 +182,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         curve: Vec::new(),
     };
     if args.resume {
-        let bytes = std::fs::read(&ckpt).map_err(|e| {
+        let bytes = support::input::read(&ckpt, trainer::td_checkpoint::LIMIT).map_err(|e| {
             anyhow::anyhow!(
                 "--resume: cannot read the checkpoint {}: {e}",
                 ckpt.display()
@@ -268,7 +274,6 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             .map_err(io_context(&ckpt))?;
     }
     bar.finish();
-    save_weights(eval.nets(), out)?;
     let mut csv = format!("{}\n", trainer::train_curve::TRAIN_HEADER);
     for (ep, a, er, mx) in &saved.curve {
         csv.push_str(&format!("{ep},{a:.5},{er:.6},{mx:.6}\n"));
@@ -282,14 +287,13 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             path: weights.clone(),
             md5: saved.weights_md5.clone(),
         }),
-        file_md5(out)?,
         serde_json::json!({
             "db": args.db, "db_md5": saved.db_md5, "class": args.class, "net": kind.name(),
             "positions": records.len(), "schedule": schedule, "epochs": saved.state.epochs,
             "bottoms": saved.state.bottoms,
         }),
     );
-    trainer::provenance::save(out, &record).map_err(io_context(out))?;
+    save_weights(eval.nets(), out, record)?;
     recycled.remove().map_err(io_context(&ckpt))?;
     let (_, er, mx) = {
         let last = saved.curve.last().expect("one point");

@@ -1,11 +1,13 @@
 //! `trainer weights info|convert|splice`.
 
-use crate::common::{file_md5, io_context, load_weights, save_weights};
+use crate::common::{file_md5, load_weights, read_input, save_weights};
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use nets::NetKind;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use support::claim::Claim;
 use support::cli::Outcome;
+use trainer::provenance::{self, NTrained, Parent, Provenance, Recorded};
 
 /// Arguments of `trainer weights`.
 #[derive(Args, Debug)]
@@ -79,14 +81,44 @@ fn net_md5(net: &nets::Net) -> String {
     databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail")
 }
 
+/// The claim of a command writing weights to `output` (and its provenance)
+/// from `inputs`.
+fn claim_weights(inputs: &[&PathBuf], output: &Path) -> Result<support::claim::Claimed> {
+    Ok(Claim::new()
+        .inputs(inputs)
+        .output(output)
+        .beside(output, provenance::path_for(output))
+        .acquire()?)
+}
+
+/// The starting weights at `path`: their MD5 and recorded training counts.
+fn parent(path: &Path) -> Result<(Parent, NTrained)> {
+    let md5 = file_md5(path)?;
+    let counts = provenance::recorded_n_trained(path, &md5).or_zero();
+    let parent = Parent {
+        path: path.to_path_buf(),
+        md5,
+    };
+    Ok((parent, counts))
+}
+
 /// Runs `trainer weights`.
 pub fn run(args: &WeightsArgs) -> Result<Outcome> {
     match &args.command {
         WeightsCommand::Info { file } => info(file),
         WeightsCommand::Convert { input, output } => {
+            let _claim = claim_weights(&[input], output)?;
             let nets = load_weights(input)?;
-            support::atomic::check_writable(output).map_err(io_context(output))?;
-            save_weights(&nets, output)?;
+            let (parent, counts) = parent(input)?;
+            // The same nets: their training counts go on.
+            let record = Provenance::new(
+                0,
+                0,
+                counts,
+                Some(parent),
+                serde_json::json!({ "converted": input }),
+            );
+            save_weights(&nets, output, record)?;
             support::outln!("trainer: wrote {}", output.display())?;
             Ok(Outcome::Done)
         }
@@ -97,11 +129,27 @@ pub fn run(args: &WeightsArgs) -> Result<Outcome> {
             output,
         } => {
             let kind = NetKind::from(*net);
+            let _claim = claim_weights(&[from, into], output)?;
             let donor = load_weights(from)?;
             let mut nets = load_weights(into)?;
-            support::atomic::check_writable(output).map_err(io_context(output))?;
+            let (donor_parent, donor_counts) = parent(from)?;
+            let (into_parent, mut counts) = parent(into)?;
             *nets.get_mut(kind) = donor.get(kind).clone();
-            save_weights(&nets, output)?;
+            // Each net keeps the count of the file it comes from.
+            match kind {
+                NetKind::Contact => counts.contact = donor_counts.contact,
+                NetKind::Race => counts.race = donor_counts.race,
+                NetKind::Crashed => counts.crashed = donor_counts.crashed,
+                _ => {}
+            }
+            let record = Provenance::new(
+                0,
+                0,
+                counts,
+                Some(into_parent),
+                serde_json::json!({ "spliced": kind.name(), "from": donor_parent }),
+            );
+            save_weights(&nets, output, record)?;
             support::outln!(
                 "trainer: wrote {}: {} with the {} net of {}",
                 output.display(),
@@ -114,18 +162,27 @@ pub fn run(args: &WeightsArgs) -> Result<Outcome> {
     }
 }
 
-fn info(file: &std::path::Path) -> Result<Outcome> {
+fn info(file: &Path) -> Result<Outcome> {
     let nets = load_weights(file)?;
-    let bytes = std::fs::read(file).map_err(io_context(file))?;
+    let limit = support::input::Limit {
+        bytes: nets::weights::MAX_FILE_LEN,
+        what: "weights file",
+    };
+    let bytes = read_input(file, limit)?;
     let format = if nets::weights_binary::is_binary(&bytes) {
         "binary (gnubg.wd)"
     } else {
         "text (gnubg.weights)"
     };
-    let trained = trainer::provenance::recorded_n_trained(file);
+    let md5 = databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail");
+    let recorded = provenance::recorded_n_trained(file, &md5);
+    let trained = match &recorded {
+        Recorded::Counts(t) => Some(*t),
+        _ => None,
+    };
     support::outln!("file: {}", file.display())?;
     support::outln!("format: {format}")?;
-    support::outln!("md5: {}", file_md5(file)?)?;
+    support::outln!("md5: {md5}")?;
     support::outln!(
         "{:<16} {:>6} {:>6} {:>7} {:>6} {:>6} {:>10} {:>10}  md5 of the values",
         "net",
@@ -158,11 +215,13 @@ fn info(file: &std::path::Path) -> Result<Outcome> {
             net_md5(net)
         )?;
     }
-    if trained.is_none() {
-        support::outln!(
-            "n_trained: not recorded (gnubg's formats do not hold it; bgkit keeps it in {}.json)",
-            file.display()
-        )?;
+    match recorded {
+        Recorded::Counts(_) => {}
+        Recorded::Missing => support::outln!(
+            "n_trained: not recorded (gnubg's formats do not hold it; bgkit keeps it in {})",
+            provenance::path_for(file).display()
+        )?,
+        Recorded::Ignored(why) => support::outln!("n_trained: not recorded (ignored: {why})")?,
     }
     Ok(Outcome::Done)
 }
