@@ -37,8 +37,9 @@ pub enum CheckpointError {
     Mismatch(String),
 }
 
-/// The checkpoint's bytes.
-pub fn to_bytes(header: &CheckpointHeader, nets: &Nets) -> Vec<u8> {
+/// The checkpoint's bytes (refused if a net holds a value that is not
+/// finite).
+pub fn to_bytes(header: &CheckpointHeader, nets: &Nets) -> Result<Vec<u8>, nets::WeightsError> {
     weights_checkpoint_bytes(MAGIC, header, nets)
 }
 
@@ -49,12 +50,19 @@ pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets), CheckpointError> 
 
 /// The layout every trainer checkpoint shares: the `magic` line, one line
 /// of JSON (`header`), then the nets as a binary weights file (every bit).
-pub fn weights_checkpoint_bytes(magic: &str, header: &impl Serialize, nets: &Nets) -> Vec<u8> {
+/// Refused, as every weights file is, if a net holds a value that is not
+/// finite: the checkpoint already on disk is kept.
+pub fn weights_checkpoint_bytes(
+    magic: &str,
+    header: &impl Serialize,
+    nets: &Nets,
+) -> Result<Vec<u8>, nets::WeightsError> {
+    let weights = nets::weights::to_bytes(nets, nets::weights::Format::Binary)?;
     let mut bytes = magic.as_bytes().to_vec();
     bytes.extend(serde_json::to_vec(header).expect("the header serializes"));
     bytes.push(b'\n');
-    bytes.extend(nets::weights::to_bytes(nets, nets::weights::Format::Binary));
-    bytes
+    bytes.extend(weights);
+    Ok(bytes)
 }
 
 /// Parses the layout of [`weights_checkpoint_bytes`].
@@ -151,7 +159,7 @@ mod tests {
                 curve: vec![],
             },
         };
-        let bytes = to_bytes(&header, &nets);
+        let bytes = to_bytes(&header, &nets).unwrap();
         let (h, n) = parse(&bytes).unwrap();
         assert_eq!((h, n), (header.clone(), nets));
         assert!(parse(&bytes[..bytes.len() - 3]).is_err());

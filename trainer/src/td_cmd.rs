@@ -132,10 +132,9 @@ impl TdHooks for Files {
             settings: trainer.settings().clone(),
             progress: trainer.progress().clone(),
         };
-        self.checkpoint.save(&td_checkpoint::to_bytes(
-            &header,
-            trainer.evaluator().nets(),
-        ))
+        let bytes = td_checkpoint::to_bytes(&header, trainer.evaluator().nets())
+            .map_err(std::io::Error::other)?;
+        self.checkpoint.save(&bytes)
     }
 }
 
