@@ -56,6 +56,20 @@ pub enum WeightsError {
     /// Something follows the sixth net.
     #[error("unexpected data after the sixth net: {0:?}")]
     TrailingData(String),
+    /// A net to be saved holds a NaN or an infinity (its training
+    /// diverged); no weights file may hold one, so it is not written.
+    #[error(
+        "the {net} net's value #{index} is {value}: a net whose values are not all finite \
+         is not saved (the training diverged; a smaller learning rate may help)"
+    )]
+    NotFinite {
+        /// The net's name.
+        net: &'static str,
+        /// The value's position in file order.
+        index: usize,
+        /// The value.
+        value: f32,
+    },
 }
 
 impl WeightsError {

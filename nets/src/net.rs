@@ -353,6 +353,21 @@ impl Nets {
         &self.nets
     }
 
+    /// Checks that every value of every net is finite (training that
+    /// diverged leaves infinities or NaNs, which no weights file may hold).
+    pub fn check_finite(&self) -> Result<(), WeightsError> {
+        for (net, kind) in self.nets.iter().zip(NetKind::ALL) {
+            if let Some((index, value)) = net.values().enumerate().find(|(_, v)| !v.is_finite()) {
+                return Err(WeightsError::NotFinite {
+                    net: kind.name(),
+                    index,
+                    value,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Largest hidden layer (scratch buffer size).
     pub fn max_hidden(&self) -> usize {
         self.nets.iter().map(Net::hidden).max().unwrap_or(0)

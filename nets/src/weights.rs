@@ -27,12 +27,16 @@ impl Format {
     }
 }
 
-/// The bytes of a weights file of the nets in `format`.
-pub fn to_bytes(nets: &Nets, format: Format) -> Vec<u8> {
-    match format {
+/// The bytes of a weights file of the nets in `format`; refused
+/// ([`WeightsError::NotFinite`]) if a value is not finite, as no weights
+/// file may hold one (so neither a weights file nor a checkpoint is ever
+/// written from a net whose training diverged).
+pub fn to_bytes(nets: &Nets, format: Format) -> Result<Vec<u8>, WeightsError> {
+    nets.check_finite()?;
+    Ok(match format {
         Format::Text => weights_text::write(nets).into_bytes(),
         Format::Binary => weights_binary::write(nets),
-    }
+    })
 }
 
 fn io(path: &Path) -> impl FnOnce(io::Error) -> WeightsError + '_ {
@@ -80,9 +84,10 @@ pub fn load(path: &Path) -> Result<Nets, WeightsError> {
 
 /// Saves the nets in the given format, atomically: the file appears under
 /// `path` only once complete, and an existing file stays intact if the save
-/// fails or the process dies midway.
+/// fails or the process dies midway. Nets with a value that is not finite
+/// are refused before anything is written (see [`to_bytes`]).
 pub fn save(nets: &Nets, path: &Path, format: Format) -> Result<(), WeightsError> {
-    let bytes = to_bytes(nets, format);
+    let bytes = to_bytes(nets, format)?;
     save_with(path, |w| w.write_all(&bytes)).map_err(io(path))
 }
 

@@ -225,3 +225,31 @@ fn files_load_and_save_in_both_formats() {
     let missing = nets::weights::load(&dir.path().join("nope")).unwrap_err();
     assert!(missing.to_string().contains("nope"));
 }
+
+/// A net whose training diverged (an infinity or a NaN among its values)
+/// is never written: the save is refused, naming the net and the value, and
+/// the file already there stays as it was.
+#[test]
+fn a_net_with_a_value_that_is_not_finite_is_never_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    for (bad, name) in [(f32::INFINITY, "w.wd"), (f32::NAN, "w.weights")] {
+        let mut nets = small_nets();
+        nets.get_mut(NetKind::Race)
+            .update(|p| p.output_thresholds[2] = bad);
+        let path = dir.path().join(name);
+        std::fs::write(&path, b"previous weights").unwrap();
+        let e = nets::weights::save(&nets, &path, Format::for_path(&path)).unwrap_err();
+        assert!(
+            matches!(e, WeightsError::NotFinite { net: "race", .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains(&bad.to_string()), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"previous weights");
+        assert!(nets::weights::to_bytes(&nets, Format::Binary).is_err());
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "no temporaries"
+    );
+}

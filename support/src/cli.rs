@@ -52,6 +52,7 @@ pub fn main<C: clap::Parser>(
     tool: &str,
     run: impl FnOnce(C) -> anyhow::Result<Outcome>,
 ) -> ExitCode {
+    let _ = TOOL.set(tool.to_owned());
     catch_sigbus(tool);
     let cli = match C::try_parse() {
         Ok(cli) => cli,
@@ -171,19 +172,44 @@ fn one_line(message: &str) -> String {
     crate::stdio::shorten(&line, MAX_MESSAGE)
 }
 
+/// The running tool's name, set by [`main`] (for notes printed by shared
+/// helpers).
+static TOOL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 /// The worker threads could not be started.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot start {threads} threads: {error}")]
 pub struct ThreadsError {
-    threads: u16,
+    threads: usize,
     error: rayon::ThreadPoolBuildError,
 }
 
-/// Sets the number of rayon worker threads (default: all cores).
+/// Most worker threads per core: the work is CPU-bound, so more threads
+/// only cost start-up time and memory.
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
+/// `asked` threads, at most [`MAX_THREADS_PER_CORE`] per core.
+fn capped_threads(asked: u16, cores: usize) -> usize {
+    usize::from(asked).min(cores.max(1) * MAX_THREADS_PER_CORE)
+}
+
+/// Sets the number of rayon worker threads (default: all cores). More than
+/// [`MAX_THREADS_PER_CORE`] per core are capped there, with a note on
+/// stderr (`--threads 10000` would spend seconds starting threads that
+/// cannot run at once).
 pub fn init_threads(threads: Option<u16>) -> Result<(), ThreadsError> {
-    let Some(n) = threads else { return Ok(()) };
+    let Some(asked) = threads else { return Ok(()) };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let n = capped_threads(asked, cores);
+    if n < usize::from(asked) {
+        let tool = TOOL.get().map_or("bgkit", String::as_str);
+        crate::note!(
+            "{tool}: note: --threads {asked} is more than {MAX_THREADS_PER_CORE} per core \
+             ({cores} cores); using {n}"
+        );
+    }
     rayon::ThreadPoolBuilder::new()
-        .num_threads(n.into())
+        .num_threads(n)
         .build_global()
         .map_err(|error| ThreadsError { threads: n, error })
 }
@@ -233,6 +259,14 @@ mod tests {
         fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
             Some(&self.0)
         }
+    }
+
+    #[test]
+    fn threads_are_capped_per_core() {
+        assert_eq!(capped_threads(3, 2), 3);
+        assert_eq!(capped_threads(8, 2), 8);
+        assert_eq!(capped_threads(10_000, 2), 8);
+        assert_eq!(capped_threads(u16::MAX, 0), MAX_THREADS_PER_CORE);
     }
 
     #[test]

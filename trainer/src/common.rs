@@ -11,7 +11,8 @@ use trainer::provenance::Provenance;
 /// every weights file the trainer writes gets a record of its own, never an
 /// older file's.
 pub fn save_weights(nets: &Nets, path: &Path, mut record: Provenance) -> Result<()> {
-    let bytes = nets::weights::to_bytes(nets, Format::for_path(path));
+    let bytes = nets::weights::to_bytes(nets, Format::for_path(path))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     write_atomically(path, &bytes)?;
     record.md5 = databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail");
     trainer::provenance::save(path, &record)

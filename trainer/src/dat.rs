@@ -40,7 +40,8 @@ pub fn letters_to_key(letters: &str) -> Option<[u8; 10]> {
 
 /// Parses a `.dat` text: the data lines (a capital letter first) as keys
 /// and five targets; other lines (comments, blank) are skipped. A data
-/// line that is malformed is an error naming its line.
+/// line that is malformed, or whose targets are not probabilities
+/// ([`crate::posdb::check_targets`]), is an error naming its line.
 pub fn parse(text: &str) -> Result<Vec<([u8; 10], Probabilities)>, DatError> {
     Ok(parse_lines(text)?
         .into_iter()
@@ -75,6 +76,7 @@ fn parse_lines(text: &str) -> Result<Vec<(usize, [u8; 10], Probabilities)>, DatE
                 .filter(|v| v.is_finite())
                 .ok_or_else(|| bad(&format!("{field:?} is not a number")))?;
         }
+        crate::posdb::check_targets(&targets).map_err(|why| bad(&why))?;
         out.push((n + 1, key, targets));
     }
     Ok(out)
@@ -146,6 +148,9 @@ mod tests {
             .unwrap_err()
             .why
             .contains("\"x\""));
+        let e = parse("# x\n\nOAHDPAABDAOAHDPAABDA 0.3 0.9 0 0 0\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.why.contains("more than the win target"), "{}", e.why);
     }
 
     #[test]

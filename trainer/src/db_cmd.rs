@@ -371,7 +371,15 @@ pub fn run(args: &DbArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             classes,
             seed,
             ..
-        } => generate(evaluator, *games, output, *threshold, classes, *seed),
+        } => generate(
+            evaluator,
+            *games,
+            output,
+            *threshold,
+            classes,
+            *seed,
+            &|| stop.load(Ordering::SeqCst),
+        ),
         DbCommand::Candidates {
             db,
             output,
@@ -907,6 +915,9 @@ fn stats(db: &Path) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
+/// `db generate`; once `stop()` holds (SIGINT) it writes the positions of
+/// the games finished (what `--games` that many would write) and ends
+/// interrupted.
 fn generate(
     evaluator: &EvaluatorArgs,
     games: u64,
@@ -914,6 +925,7 @@ fn generate(
     threshold: f32,
     classes: &[String],
     seed: u64,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Outcome> {
     if games == 0 {
         bail!("--games must be at least 1");
@@ -930,11 +942,20 @@ fn generate(
     let eval = evaluator.build()?;
     check_db_output(output)?;
     let mut bar = Progress::new("trainer db generate", "games", games, false);
-    let (records, stats) =
-        trainer::generate::generate(&eval, games, seed, threshold, &classes, &mut |d| {
-            bar.update(d)
-        });
+    let (records, stats) = trainer::generate::generate(
+        &eval,
+        games,
+        seed,
+        threshold,
+        &classes,
+        &mut |d| bar.update(d),
+        stop,
+    );
     bar.finish();
+    if stats.games == 0 {
+        support::note!("trainer db generate: stopped before a game finished; nothing written");
+        return Ok(Outcome::Interrupted);
+    }
     let db = PositionDb {
         records,
         rollout_settings: None,
@@ -943,7 +964,7 @@ fn generate(
     save_provenance(
         output,
         serde_json::json!({
-            "games": games, "seed": seed, "threshold": threshold,
+            "games": stats.games, "seed": seed, "threshold": threshold,
             "classes": classes.iter().map(|c| c.name()).collect::<Vec<_>>(),
             "weights": weights, "weights_md5": file_md5(&weights)?,
         }),
@@ -969,5 +990,14 @@ fn generate(
         db.records.len(),
         output.display()
     )?;
+    if stats.games < games {
+        support::note!(
+            "trainer db generate: stopped after {} of {games} games; {} holds their positions (as --games {} would)",
+            stats.games,
+            output.display(),
+            stats.games
+        );
+        return Ok(Outcome::Interrupted);
+    }
     Ok(Outcome::Done)
 }

@@ -14,6 +14,8 @@ const GENERATE_TAG: u32 = 0x6E4;
 /// Counts of a generation run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GenerateStats {
+    /// Games played (fewer than asked if the run was stopped).
+    pub games: u64,
     /// Positions of the requested classes seen (with repeats).
     pub examined: [u64; 8],
     /// Of those, how many met the threshold (with repeats).
@@ -59,7 +61,10 @@ fn game_positions(
 
 /// Plays `games` games (in parallel, in chunks; `progress(done)` after each)
 /// and returns the unique positions that pass, in order of first
-/// appearance (game by game), with counts per class.
+/// appearance (game by game), with counts per class. Once `stop()` holds,
+/// the games under way are abandoned and the result is that of the games
+/// before them: exactly what a run asked for that many games returns
+/// (`stats.games` says how many).
 pub fn generate(
     eval: &Evaluator,
     games: u64,
@@ -67,21 +72,22 @@ pub fn generate(
     threshold: f32,
     classes: &[Class],
     progress: &mut dyn FnMut(u64),
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> (Vec<Record>, GenerateStats) {
     let mut unique = HashSet::new();
     let mut records = Vec::new();
     let mut stats = GenerateStats::default();
     let chunk = 64;
-    let mut start = 0;
-    while start < games {
-        let end = (start + chunk).min(games);
-        let found: Vec<_> = (start..end)
+    while stats.games < games {
+        let end = (stats.games + chunk).min(games);
+        let found: Option<Vec<_>> = (stats.games..end)
             .into_par_iter()
             .map_init(
                 || eval.scratch(),
-                |s, g| game_positions(eval, seed, g, threshold, classes, s),
+                |s, g| (!stop()).then(|| game_positions(eval, seed, g, threshold, classes, s)),
             )
             .collect();
+        let Some(found) = found else { break };
         for (kept, seen) in found {
             for c in seen {
                 stats.examined[usize::from(crate::posdb::class_code(c))] += 1;
@@ -94,8 +100,8 @@ pub fn generate(
                 }
             }
         }
-        start = end;
-        progress(start);
+        stats.games = end;
+        progress(end);
     }
     (records, stats)
 }

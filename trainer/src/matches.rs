@@ -85,7 +85,8 @@ pub fn play_match(
         DiceMode::Independent => 1,
     };
     let units = games / per_unit;
-    let mut results: Vec<[i32; 2]> = Vec::with_capacity(units as usize);
+    // Only the sums are kept, so any number of games runs in bounded memory.
+    let mut sums = Sums::default();
     let mut start = 0;
     while start < units {
         let end = (start + CHUNK).min(units);
@@ -111,47 +112,62 @@ pub fn play_match(
                 },
             )
             .collect();
-        results.extend(chunk);
+        for r in &chunk {
+            sums.add(&r[..per_unit as usize]);
+        }
         start = end;
         progress(start * per_unit);
     }
-    Ok(summarize(&results, per_unit))
+    Ok(sums.summary(per_unit))
 }
 
-/// Wins, mean and confidence interval over the units (pairs or games).
-fn summarize(results: &[[i32; 2]], per_unit: u64) -> MatchResult {
-    let n = results.len() as f64;
-    let games = results.len() as u64 * per_unit;
-    fn played(r: &[i32; 2], per_unit: u64) -> &[i32] {
-        &r[..per_unit as usize]
+/// Exact integer sums over the units (pairs or games) of a match: their
+/// count, the games A won, and the sums of each unit's points and of their
+/// squares.
+#[derive(Default)]
+struct Sums {
+    units: u64,
+    wins: u64,
+    points: i128,
+    squares: i128,
+}
+
+impl Sums {
+    /// Adds one unit: A's points in each of its games.
+    fn add(&mut self, games: &[i32]) {
+        let points: i32 = games.iter().sum();
+        self.units += 1;
+        self.wins += games.iter().filter(|&&p| p > 0).count() as u64;
+        self.points += i128::from(points);
+        self.squares += i128::from(points) * i128::from(points);
     }
-    let wins = results
-        .iter()
-        .flat_map(|r| played(r, per_unit).iter())
-        .filter(|&&p| p > 0)
-        .count() as u64;
-    let unit_means: Vec<f64> = results
-        .iter()
-        .map(|r| {
-            played(r, per_unit)
-                .iter()
-                .map(|&p| f64::from(p))
-                .sum::<f64>()
-                / per_unit as f64
-        })
-        .collect();
-    let ppg = unit_means.iter().sum::<f64>() / n;
-    let variance = if results.len() > 1 {
-        unit_means.iter().map(|m| (m - ppg).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    MatchResult {
-        games,
-        wins,
-        win_rate: wins as f64 / games as f64,
-        ppg,
-        ppg_ci95: 1.96 * (variance / n).sqrt(),
+
+    /// Wins, mean and confidence interval, the variance taken over the
+    /// units' means.
+    fn summary(&self, per_unit: u64) -> MatchResult {
+        let n = self.units as f64;
+        let games = self.units * per_unit;
+        let per = per_unit as f64;
+        let ppg = self.points as f64 / per / n;
+        // n·Σ(s − s̄)² = n·Σs² − (Σs)², exact in integers unless the match
+        // is astronomically long.
+        let variance = if self.units > 1 {
+            let exact = (self.squares.checked_mul(i128::from(self.units)))
+                .zip(self.points.checked_mul(self.points))
+                .map(|(a, b)| (a - b) as f64);
+            let spread =
+                exact.unwrap_or_else(|| self.squares as f64 * n - (self.points as f64).powi(2));
+            spread.max(0.0) / n / (n - 1.0) / (per * per)
+        } else {
+            0.0
+        };
+        MatchResult {
+            games,
+            wins: self.wins,
+            win_rate: self.wins as f64 / games as f64,
+            ppg,
+            ppg_ci95: 1.96 * (variance / n).sqrt(),
+        }
     }
 }
 
@@ -199,7 +215,10 @@ mod tests {
 
     #[test]
     fn summary_statistics() {
-        let r = summarize(&[[1, -2], [3, 1]], 2);
+        let mut sums = Sums::default();
+        sums.add(&[1, -2]);
+        sums.add(&[3, 1]);
+        let r = sums.summary(2);
         assert_eq!((r.games, r.wins), (4, 3));
         assert!((r.ppg - 0.75).abs() < 1e-12);
         // Pair means −0.5 and 2: sample variance 3.125, over 2 pairs.

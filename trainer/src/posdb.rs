@@ -379,6 +379,46 @@ pub fn position_id(key: &[u8; 10]) -> String {
     )
 }
 
+/// How far a stored target may stray outside what probabilities allow:
+/// the rounding of a `.dat` file's five decimals, and the noise of
+/// rollouts with variance reduction, whose means can leave [0, 1] slightly.
+pub const TARGET_SLACK: f32 = 0.01;
+
+/// Checks that five targets are probabilities (up to [`TARGET_SLACK`]):
+/// each in [0, 1], gammons at most wins, backgammons at most gammons, lost
+/// gammons at most losses, lost backgammons at most lost gammons. The error
+/// names the first target that fails.
+pub fn check_targets(t: &Probabilities) -> Result<(), String> {
+    const NAMES: [&str; 5] = [
+        "win",
+        "win-gammon",
+        "win-backgammon",
+        "lose-gammon",
+        "lose-backgammon",
+    ];
+    let slack = TARGET_SLACK;
+    for (name, &v) in NAMES.iter().zip(t) {
+        if !(-slack..=1.0 + slack).contains(&v) {
+            return Err(format!("the {name} target {v:?} is not a probability"));
+        }
+    }
+    let [win, wg, wbg, lg, lbg] = *t;
+    for (part, of, within, whole) in [
+        (wg, 1, win, "win"),
+        (wbg, 2, wg, "win-gammon"),
+        (lg, 3, 1.0 - win, "loss (1 − win)"),
+        (lbg, 4, lg, "lose-gammon"),
+    ] {
+        if part > within + slack {
+            return Err(format!(
+                "the {} target {part:?} is more than the {whole} target {within:?}",
+                NAMES[of]
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,5 +481,26 @@ mod tests {
             ..b
         };
         assert!(PositionDb::merge(&[a, d]).is_err());
+    }
+
+    #[test]
+    fn targets_must_be_probabilities() {
+        assert!(check_targets(&[0.52151, 0.15391, 0.00756, 0.12985, 0.00755]).is_ok());
+        assert!(check_targets(&[1.0, 1.0, 1.0, 0.0, 0.0]).is_ok());
+        // A variance-reduced rollout's mean just outside [0, 1] is kept.
+        assert!(check_targets(&[1.002, 0.0, 0.0, -0.001, 0.0]).is_ok());
+        for (bad, why) in [
+            ([1e30, 0.0, 0.0, 0.0, 0.0], "win target 1e30"),
+            ([-0.5, 0.0, 0.0, 0.0, 0.0], "win target -0.5"),
+            ([0.5, 0.0, 0.0, 1.5, 0.0], "lose-gammon target 1.5"),
+            ([f32::NAN, 0.0, 0.0, 0.0, 0.0], "NaN"),
+            ([0.3, 0.9, 0.0, 0.0, 0.0], "more than the win target 0.3"),
+            ([0.3, 0.2, 0.25, 0.0, 0.0], "more than the win-gammon"),
+            ([0.8, 0.0, 0.0, 0.5, 0.0], "more than the loss"),
+            ([0.5, 0.0, 0.0, 0.1, 0.2], "more than the lose-gammon"),
+        ] {
+            let e = check_targets(&bad).unwrap_err();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
     }
 }

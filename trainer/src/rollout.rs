@@ -215,42 +215,59 @@ fn best_move(
     best.map(|(_, b)| b)
 }
 
+/// Trials played between two additions to the sums: the outcomes of one
+/// chunk are all a rollout keeps, so any number of trials runs in bounded
+/// memory.
+const TRIAL_CHUNK: u32 = 4096;
+
 /// Rolls out `board` (`sides[1]` on roll): `settings.trials` trials, in
-/// parallel, summed in trial order.
+/// parallel (a chunk at a time), summed in trial order.
 pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> RolloutResult {
     let key = board.id_bytes();
     let orders = roll_orders(settings.seed, &key);
     let w = key_words(&key);
     let seed = settings.seed;
-    let outcomes: Vec<Probabilities> = (0..settings.trials)
-        .into_par_iter()
-        .map_init(
-            || (eval.scratch(), MoveList::new()),
-            |(s, moves), t| {
-                let first = roll_of(orders[0][(t % 36) as usize]);
-                let second = roll_of(orders[1][((t / 36) % 36) as usize]);
-                let mut later = Dice::with_key(&[
-                    seed as u32,
-                    (seed >> 32) as u32,
-                    w[0],
-                    w[1],
-                    w[2],
-                    t,
-                    LATER_TAG,
-                ]);
-                trial(eval, board, settings, [first, second], &mut later, s, moves)
-            },
-        )
-        .collect();
-    summarize(&outcomes)
+    let mut sums = Sums::default();
+    let mut start = 0;
+    while start < settings.trials {
+        let end = start.saturating_add(TRIAL_CHUNK).min(settings.trials);
+        let outcomes: Vec<Probabilities> = (start..end)
+            .into_par_iter()
+            .map_init(
+                || (eval.scratch(), MoveList::new()),
+                |(s, moves), t| {
+                    let first = roll_of(orders[0][(t % 36) as usize]);
+                    let second = roll_of(orders[1][((t / 36) % 36) as usize]);
+                    let mut later = Dice::with_key(&[
+                        seed as u32,
+                        (seed >> 32) as u32,
+                        w[0],
+                        w[1],
+                        w[2],
+                        t,
+                        LATER_TAG,
+                    ]);
+                    trial(eval, board, settings, [first, second], &mut later, s, moves)
+                },
+            )
+            .collect();
+        outcomes.iter().for_each(|p| sums.add(p));
+        start = end;
+    }
+    sums.result()
 }
 
-/// Means and standard errors of trial outcomes (f64 sums in trial order).
-fn summarize(outcomes: &[Probabilities]) -> RolloutResult {
-    let n = outcomes.len() as f64;
-    let mut sum = [0f64; 6];
-    let mut sq = [0f64; 6];
-    for p in outcomes {
+/// Running f64 sums of trial outcomes (the five probabilities and the
+/// equity) and of their squares, added in trial order.
+#[derive(Default)]
+struct Sums {
+    n: u32,
+    sum: [f64; 6],
+    sq: [f64; 6],
+}
+
+impl Sums {
+    fn add(&mut self, p: &Probabilities) {
         let v: [f64; 6] = std::array::from_fn(|k| {
             if k < 5 {
                 f64::from(p[k])
@@ -258,25 +275,31 @@ fn summarize(outcomes: &[Probabilities]) -> RolloutResult {
                 f64::from(cubeless_equity(p))
             }
         });
-        for k in 0..6 {
-            sum[k] += v[k];
-            sq[k] += v[k] * v[k];
+        for ((sum, sq), x) in self.sum.iter_mut().zip(&mut self.sq).zip(v) {
+            *sum += x;
+            *sq += x * x;
         }
+        self.n += 1;
     }
-    let mean: [f64; 6] = std::array::from_fn(|k| sum[k] / n);
-    let se: [f64; 6] = std::array::from_fn(|k| {
-        if n > 1.0 {
-            ((sq[k] - n * mean[k] * mean[k]).max(0.0) / (n - 1.0) / n).sqrt()
-        } else {
-            0.0
+
+    /// Means and standard errors.
+    fn result(&self) -> RolloutResult {
+        let n = f64::from(self.n);
+        let mean: [f64; 6] = std::array::from_fn(|k| self.sum[k] / n);
+        let se: [f64; 6] = std::array::from_fn(|k| {
+            if n > 1.0 {
+                ((self.sq[k] - n * mean[k] * mean[k]).max(0.0) / (n - 1.0) / n).sqrt()
+            } else {
+                0.0
+            }
+        });
+        RolloutResult {
+            trials: self.n,
+            mean: std::array::from_fn(|k| mean[k] as f32),
+            equity: mean[5] as f32,
+            std_error: std::array::from_fn(|k| se[k] as f32),
+            equity_std_error: se[5] as f32,
         }
-    });
-    RolloutResult {
-        trials: outcomes.len() as u32,
-        mean: std::array::from_fn(|k| mean[k] as f32),
-        equity: mean[5] as f32,
-        std_error: std::array::from_fn(|k| se[k] as f32),
-        equity_std_error: se[5] as f32,
     }
 }
 
@@ -299,7 +322,10 @@ mod tests {
 
     #[test]
     fn summary_statistics() {
-        let r = summarize(&[[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0]]);
+        let mut sums = Sums::default();
+        sums.add(&[1.0, 0.0, 0.0, 0.0, 0.0]);
+        sums.add(&[0.0, 0.0, 0.0, 1.0, 0.0]);
+        let r = sums.result();
         assert_eq!(r.mean, [0.5, 0.0, 0.0, 0.5, 0.0]);
         assert_eq!(r.equity, -0.5);
         // Equities 1 and −2: sd 2.1213, se 1.5.

@@ -33,6 +33,11 @@ pub struct TdSettings {
     pub eval_games: u64,
 }
 
+/// Largest `--batch-games`: every position of a batch's games is held until
+/// the batch is trained (about 4 KB a game), and batches far larger than
+/// the cores gain no speed.
+pub const MAX_BATCH_GAMES: u64 = 10_000;
+
 /// Why a run cannot start or continue.
 #[derive(Debug, thiserror::Error)]
 pub enum TdError {
@@ -63,8 +68,13 @@ impl TdSettings {
         if !(0.0..=1.0).contains(&self.lambda) {
             return bad(format!("--lambda {}: must be in [0, 1]", self.lambda));
         }
-        if self.batch_games == Some(0) {
-            return bad("--batch-games must be at least 1".into());
+        if let Some(b) = self
+            .batch_games
+            .filter(|b| !(1..=MAX_BATCH_GAMES).contains(b))
+        {
+            return bad(format!(
+                "--batch-games {b}: must be from 1 to {MAX_BATCH_GAMES} (a batch's positions are held in memory until it is trained)"
+            ));
         }
         let step = self.batch_games.unwrap_or(1);
         if !self.eval_every.is_multiple_of(step) {
@@ -512,6 +522,11 @@ mod tests {
             },
             TdSettings {
                 batch_games: Some(0),
+                ..ok.clone()
+            },
+            TdSettings {
+                batch_games: Some(u64::MAX),
+                eval_every: 0,
                 ..ok.clone()
             },
             TdSettings {

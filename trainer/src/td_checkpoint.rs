@@ -54,8 +54,9 @@ pub enum CheckpointError {
     Mismatch(String),
 }
 
-/// The checkpoint's bytes.
-pub fn to_bytes(header: &CheckpointHeader, nets: &Nets) -> Vec<u8> {
+/// The checkpoint's bytes (refused if a net holds a value that is not
+/// finite).
+pub fn to_bytes(header: &CheckpointHeader, nets: &Nets) -> Result<Vec<u8>, nets::WeightsError> {
     weights_checkpoint_bytes(MAGIC, header, nets)
 }
 
@@ -66,15 +67,22 @@ pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets), CheckpointError> 
 
 /// The layout every trainer checkpoint shares: the `magic` line (`bgkit
 /// KIND checkpoint VERSION`), one line of JSON (`header`), the nets as a
-/// binary weights file (every bit), then the CRC-32 of all that.
-pub fn weights_checkpoint_bytes(magic: &str, header: &impl Serialize, nets: &Nets) -> Vec<u8> {
+/// binary weights file (every bit), then the CRC-32 of all that. Refused,
+/// as every weights file is, if a net holds a value that is not finite: the
+/// checkpoint already on disk is kept.
+pub fn weights_checkpoint_bytes(
+    magic: &str,
+    header: &impl Serialize,
+    nets: &Nets,
+) -> Result<Vec<u8>, nets::WeightsError> {
+    let weights = nets::weights::to_bytes(nets, nets::weights::Format::Binary)?;
     let mut bytes = magic.as_bytes().to_vec();
     bytes.extend(serde_json::to_vec(header).expect("the header serializes"));
     bytes.push(b'\n');
-    bytes.extend(nets::weights::to_bytes(nets, nets::weights::Format::Binary));
+    bytes.extend(weights);
     let crc = crc32fast::hash(&bytes);
     bytes.extend(crc.to_le_bytes());
-    bytes
+    Ok(bytes)
 }
 
 /// Parses the layout of [`weights_checkpoint_bytes`], checking the CRC
@@ -208,7 +216,7 @@ mod tests {
     fn round_trip_keeps_every_bit() {
         let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
         let header = header();
-        let bytes = to_bytes(&header, &nets);
+        let bytes = to_bytes(&header, &nets).unwrap();
         let (h, n) = parse(&bytes).unwrap();
         assert_eq!((h, n), (header.clone(), nets));
         assert!(parse(&bytes[..bytes.len() - 3]).is_err());
@@ -251,7 +259,7 @@ mod tests {
     #[test]
     fn damage_anywhere_is_refused() {
         let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
-        let bytes = to_bytes(&header(), &nets);
+        let bytes = to_bytes(&header(), &nets).unwrap();
         for at in (0..bytes.len()).step_by(53).chain([bytes.len() - 1]) {
             for bit in [0, 5] {
                 let mut damaged = bytes.clone();
@@ -270,13 +278,14 @@ mod tests {
     #[test]
     fn an_older_format_is_named_not_misread() {
         let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
-        let old = weights_checkpoint_bytes("bgkit td checkpoint 1\n", &header(), &nets);
+        let old = weights_checkpoint_bytes("bgkit td checkpoint 1\n", &header(), &nets).unwrap();
         let e = parse(&old).unwrap_err().to_string();
         assert!(
             e.contains("another version of the trainer (bgkit td checkpoint 1)"),
             "{e}"
         );
-        let train = weights_checkpoint_bytes("bgkit train checkpoint 2\n", &header(), &nets);
+        let train =
+            weights_checkpoint_bytes("bgkit train checkpoint 2\n", &header(), &nets).unwrap();
         let e = parse(&train).unwrap_err().to_string();
         assert!(e.contains("no checkpoint header"), "{e}");
     }

@@ -136,11 +136,10 @@ impl TdHooks for Files {
             progress: trainer.progress().clone(),
         };
         let path = self.checkpoint.path();
+        let bytes = td_checkpoint::to_bytes(&header, trainer.evaluator().nets())
+            .map_err(std::io::Error::other)?;
         self.checkpoint
-            .save(&td_checkpoint::to_bytes(
-                &header,
-                trainer.evaluator().nets(),
-            ))
+            .save(&bytes)
             .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
     }
 }

@@ -14,7 +14,7 @@ use support::claim::Claim;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::evaluator_args::{EvaluatorArgs, EvaluatorId};
-use trainer::posdb::{PositionDb, Record};
+use trainer::posdb::{check_targets, position_id, PositionDb, Record};
 use trainer::supervised::{
     after_epoch, after_errors, errors, net_kind, pareto, permutation, train_epoch, Schedule,
     ScheduleState,
@@ -91,6 +91,10 @@ struct Saved {
 
 const MAGIC: &str = "bgkit train checkpoint 2\n";
 
+/// Largest `--alpha-start` (50 times gnubg-nn's 20): steps far larger only
+/// drive the weights to infinity.
+const MAX_ALPHA: f32 = 1000.0;
+
 /// The saved Pareto nets beside `out`: (E, M) of each `NAME.save.E-M`.
 fn saved_front(out: &Path) -> Vec<(u64, u64)> {
     let dir = support::atomic::parent_dir(out);
@@ -116,8 +120,11 @@ fn save_path(out: &Path, e: u64, m: u64) -> PathBuf {
 
 /// Runs `trainer train`.
 pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
-    if !(args.alpha_start > 0.0 && args.alpha_start.is_finite()) {
-        bail!("--alpha-start {}: must be above 0", args.alpha_start);
+    if !(args.alpha_start > 0.0 && args.alpha_start <= MAX_ALPHA) {
+        bail!(
+            "--alpha-start {:?}: must be above 0 and at most {MAX_ALPHA}",
+            args.alpha_start
+        );
     }
     if !(args.alpha_low > 0.0 && args.alpha_low <= args.alpha_start) {
         bail!(
@@ -144,12 +151,20 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         .beside(out, with_suffix(out, ".train.csv"))
         .acquire()?;
     let db = PositionDb::open(&args.db).with_context(|| format!("{}", args.db.display()))?;
-    let records: Vec<Record> = db
-        .records
-        .iter()
-        .filter(|r| r.has_targets() && r.class() == class)
-        .copied()
-        .collect();
+    // Targets that are not probabilities (a damaged or hand-made database)
+    // would drive the weights to infinity.
+    let mut records: Vec<Record> = Vec::new();
+    let wanted = |r: &&Record| r.has_targets() && r.class() == class;
+    for (i, r) in db.records.iter().enumerate().filter(|(_, r)| wanted(r)) {
+        check_targets(&r.targets).map_err(|why| {
+            anyhow::anyhow!(
+                "{}: record {i} ({}): {why}",
+                args.db.display(),
+                position_id(&r.key)
+            )
+        })?;
+        records.push(*r);
+    }
     if records.is_empty() {
         bail!(
             "{}: no {} positions with targets",
@@ -228,7 +243,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         // uninterrupted one does.
         if stop.load(Ordering::SeqCst) {
             recycled
-                .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets()))
+                .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets())?)
                 .map_err(io_context(&ckpt))?;
             bar.finish();
             support::note!(
@@ -268,9 +283,12 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             break;
         }
         train_epoch(&mut eval, &records, &order, saved.state.alpha, &schedule);
+        eval.nets().check_finite().with_context(|| {
+            format!("epoch {} (α {})", saved.state.epochs + 1, saved.state.alpha)
+        })?;
         after_epoch(&mut saved.state, &schedule);
         recycled
-            .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets()))
+            .save(&weights_checkpoint_bytes(MAGIC, &saved, eval.nets())?)
             .map_err(io_context(&ckpt))?;
     }
     bar.finish();
