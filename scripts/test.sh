@@ -36,7 +36,7 @@ if git grep -n -e '[.][.]/shared' -- ':!*.md'; then
   exit 1
 fi
 echo "== cargo test --workspace"
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
 # The evaluator again with its vector code capped (BGKIT_SIMD, docs/nets.md),
 # as on a CPU without AVX2 or without any SIMD path; then what this CPU
 # could not check.

@@ -300,21 +300,33 @@ fn kill_9_during_rollout_then_resume_is_identical() {
     assert!(!journal.exists(), "journal removed at the end");
 }
 
-#[test]
-fn kill_9_during_race_labelling_then_resume_is_identical() {
-    let dir = tempdir("bgkit-db.");
-    let (whole, cut) = (dir.path().join("whole.db"), dir.path().join("cut.db"));
+/// The settings of the race labellings below.
+const RACE_LABEL: [&str; 6] = ["--race", "--games", "144", "--seed", "2", "-q"];
+
+/// `whole.db`, race positions labelled by an uninterrupted `db label
+/// --race`, and `cut.db`, the same positions whose labelling was killed
+/// with -9 after its journal `cut.db.journal` held some: (whole, cut,
+/// journal).
+fn interrupted_race_labelling(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let (whole, cut) = (dir.join("whole.db"), dir.join("cut.db"));
     generate_races(&whole, "60", "3");
     std::fs::copy(&whole, &cut).unwrap();
-    let settings = ["--race", "--games", "144", "--seed", "2", "-q"];
     let mut args = vec!["db", "label", s(&whole)];
-    args.extend(settings);
+    args.extend(RACE_LABEL);
     ok(&args);
     let mut cmd = Command::new(BIN);
     cmd.args(["db", "label", s(&cut), "--chunk", "2"])
-        .args(settings);
-    let journal = dir.path().join("cut.db.journal");
+        .args(RACE_LABEL);
+    let journal = dir.join("cut.db.journal");
     kill_9_once_journaled(cmd, &journal);
+    (whole, cut, journal)
+}
+
+#[test]
+fn kill_9_during_race_labelling_then_resume_is_identical() {
+    let dir = tempdir("bgkit-db.");
+    let (whole, cut, journal) = interrupted_race_labelling(dir.path());
+    let settings = RACE_LABEL;
     let mut again = vec!["db", "label", s(&cut), "--resume"];
     again.extend(settings);
     let report = ok(&again);
@@ -1298,18 +1310,8 @@ fn a_journal_applies_only_to_the_database_it_was_made_for() {
 #[test]
 fn label_eval_refuses_a_database_with_an_interrupted_race_labelling() {
     let dir = tempdir("bgkit-db-journal.");
-    let (whole, cut) = (dir.path().join("whole.db"), dir.path().join("cut.db"));
-    generate_races(&whole, "60", "3");
-    std::fs::copy(&whole, &cut).unwrap();
-    let settings = ["--race", "--games", "144", "--seed", "2", "-q"];
-    let mut args = vec!["db", "label", s(&whole)];
-    args.extend(settings);
-    ok(&args);
-    let mut cmd = Command::new(BIN);
-    cmd.args(["db", "label", s(&cut), "--chunk", "2"])
-        .args(settings);
-    let journal = dir.path().join("cut.db.journal");
-    kill_9_once_journaled(cmd, &journal);
+    let (whole, cut, journal) = interrupted_race_labelling(dir.path());
+    let settings = RACE_LABEL;
     let before = (
         std::fs::read(&cut).unwrap(),
         std::fs::read(&journal).unwrap(),

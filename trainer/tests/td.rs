@@ -503,27 +503,7 @@ fn bad_input_is_one_line_and_leaves_files_alone() {
     assert!(!out.exists(), "a failed run wrote its output");
     // A checkpoint from other settings is refused and kept.
     let ckpt = dir.path().join("out.wd.ckpt");
-    let mut cmd = Command::new(BIN);
-    cmd.args([
-        "td",
-        "-q",
-        "--weights",
-        w,
-        "-o",
-        o,
-        "--games",
-        "4000",
-        "--batch-games",
-        "4",
-    ])
-    .args(["--checkpoint-every", "4"]);
-    let run = Running::start(cmd);
-    wait_until(Duration::from_secs(120), "a checkpoint", || ckpt.exists());
-    Command::new("kill")
-        .args(["-9", &run.pid().to_string()])
-        .status()
-        .unwrap();
-    let _ = run.finish(Duration::from_secs(30));
+    kill_9_after_a_checkpoint(w, o, &ckpt);
     let before = std::fs::read(&ckpt).unwrap();
     td(
         &[
@@ -551,6 +531,25 @@ fn bad_input_is_one_line_and_leaves_files_alone() {
     assert!(!out.exists());
 }
 
+/// The settings of the TD runs [`kill_9_after_a_checkpoint`] kills.
+const KILLED_TD: [&str; 4] = ["--games", "4000", "--batch-games", "4"];
+
+/// Starts `td --weights w -o out` with [`KILLED_TD`], checkpointing every 4
+/// games, and kills it with -9 once `ckpt` exists.
+fn kill_9_after_a_checkpoint(w: &str, out: &str, ckpt: &Path) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["td", "-q", "--weights", w, "-o", out])
+        .args(["--checkpoint-every", "4"])
+        .args(KILLED_TD);
+    let run = Running::start(cmd);
+    wait_until(Duration::from_secs(120), "a checkpoint", || ckpt.exists());
+    Command::new("kill")
+        .args(["-9", &run.pid().to_string()])
+        .status()
+        .unwrap();
+    let _ = run.finish(Duration::from_secs(30));
+}
+
 /// Issue items 4 and 5: a TD checkpoint carries a checksum and the
 /// evaluator's arithmetic and bearoff databases. A flipped bit in the
 /// weights, an edited game count, a checkpoint of an older format, another
@@ -562,18 +561,8 @@ fn damaged_checkpoints_and_other_evaluators_are_refused() {
     let out = dir.path().join("out.wd");
     let ckpt = dir.path().join("out.wd.ckpt");
     let w = gnubg_weights();
-    let settings = ["--games", "4000", "--batch-games", "4"];
-    let mut cmd = Command::new(BIN);
-    cmd.args(["td", "-q", "--weights", w, "-o", s(&out)])
-        .args(["--checkpoint-every", "4"])
-        .args(settings);
-    let run = Running::start(cmd);
-    wait_until(Duration::from_secs(120), "a checkpoint", || ckpt.exists());
-    Command::new("kill")
-        .args(["-9", &run.pid().to_string()])
-        .status()
-        .unwrap();
-    let _ = run.finish(Duration::from_secs(30));
+    let settings = KILLED_TD;
+    kill_9_after_a_checkpoint(w, s(&out), &ckpt);
     let good = std::fs::read(&ckpt).unwrap();
     let resume = |extra: &[&str], needle: &str| {
         let mut args = vec!["td", "-q", "--weights", w, "-o", s(&out), "--resume"];
