@@ -21,10 +21,12 @@ use std::path::{Path, PathBuf};
 /// What every journal starts with; the format's number follows.
 const JOURNAL_KIND: &[u8] = b"bgkit rollout journal ";
 const JOURNAL_MAGIC: &[u8] = b"bgkit rollout journal 2\n";
-/// The magic, the settings' fingerprint and the positions' MD5, each
-/// ending a line.
-const HEAD_LEN: usize = JOURNAL_MAGIC.len() + 2 * 33;
-const ENTRY_LEN: usize = 8 + RECORD_LEN + 4;
+/// The length of a journal's header: the magic, the settings' fingerprint
+/// and the positions' MD5, each ending a line.
+pub const HEAD_LEN: usize = JOURNAL_MAGIC.len() + 2 * 33;
+/// The length of a journal entry: the position's index, its record, a
+/// CRC-32.
+pub const ENTRY_LEN: usize = 8 + RECORD_LEN + 4;
 
 /// Which positions a run rolls out: those whose index `i` has
 /// `i mod count == index − 1`.

@@ -255,8 +255,9 @@ fn kill_9_when(cmd: Command, what: &str, ready: impl Fn() -> bool, settle: Durat
 /// [`kill_9_when`] a rollout or label job's `journal` holds more than four
 /// finished positions.
 fn kill_9_once_journaled(cmd: Command, journal: &Path) {
-    let header = "bgkit rollout journal 2\n".len() + 2 * 33;
-    let ready = || std::fs::metadata(journal).is_ok_and(|m| m.len() as usize > header + 4 * 76);
+    use trainer::rollout_job::{ENTRY_LEN, HEAD_LEN};
+    let ready =
+        || std::fs::metadata(journal).is_ok_and(|m| m.len() as usize > HEAD_LEN + 4 * ENTRY_LEN);
     kill_9_when(cmd, "the journal holds positions", ready, Duration::ZERO);
 }
 

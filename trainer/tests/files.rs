@@ -479,8 +479,10 @@ fn dropping_journal_entries_after_a_damaged_one_is_reported() {
         .args(evaluator)
         .current_dir(d);
     let journal = d.join("a.db.journal");
-    let header = "bgkit rollout journal 1\n".len() + 33;
-    let entry = 76;
+    let (header, entry) = (
+        trainer::rollout_job::HEAD_LEN,
+        trainer::rollout_job::ENTRY_LEN,
+    );
     let run = Running::start(cmd);
     wait_until(Duration::from_secs(120), "four journal entries", || {
         std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize >= header + 4 * entry)
