@@ -1,18 +1,10 @@
 //! `trainer`: bgkit's training tool (the thin command line over the
 //! `trainer` library).
 
-mod bench_cmd;
-mod common;
-mod db_cmd;
-mod eval_cmd;
-mod new_cmd;
-mod play_cmd;
-mod plot_cmd;
-mod td_cmd;
-mod train_cmd;
-mod weights_cmd;
+mod commands;
 
 use clap::{Parser, Subcommand};
+use commands::{bench, db, eval, new, play, plot, td, train, weights};
 use std::process::ExitCode;
 use support::cli::init_threads;
 
@@ -36,51 +28,51 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Write a weights file with random nets (gnubg's six nets and sizes).
-    New(new_cmd::NewArgs),
+    New(new::NewArgs),
     /// Inspect, convert or splice weights files.
-    Weights(weights_cmd::WeightsArgs),
+    Weights(weights::WeightsArgs),
     /// Train by TD self-play (gnubg's former `train td`).
-    Td(td_cmd::TdArgs),
+    Td(td::TdArgs),
     /// Play cubeless money games against pubeval or other weights.
-    Play(play_cmd::PlayArgs),
+    Play(play::PlayArgs),
     /// Draw a learning curve (OUT.curve.csv) as PNG or SVG.
-    Plot(plot_cmd::PlotArgs),
+    Plot(plot::PlotArgs),
     /// Position databases: import/export .dat, merge, split, dump, stats,
     /// generate, rollout.
-    Db(db_cmd::DbArgs),
+    Db(db::DbArgs),
     /// Supervised training of one class's net on a position database
     /// (gnubg-nn's schedule and Pareto saves).
-    Train(train_cmd::TrainArgs),
+    Train(train::TrainArgs),
     /// gnubg-nn's error measures of a net against a database's targets.
-    Bench(bench_cmd::BenchArgs),
+    Bench(bench::BenchArgs),
     /// Evaluate positions (Position IDs) at 0 or 1 ply.
-    Eval(eval_cmd::EvalArgs),
+    Eval(eval::EvalArgs),
 }
 
 fn main() -> ExitCode {
     support::cli::main("trainer", |cli: Cli| match cli.command {
-        Command::New(args) => new_cmd::run(&args),
-        Command::Weights(args) => weights_cmd::run(&args),
+        Command::New(args) => new::run(&args),
+        Command::Weights(args) => weights::run(&args),
         Command::Td(args) => {
             init_threads(args.threads())?;
             let stop = support::signals::stop_flag(
                 "trainer td",
                 "saving a checkpoint and stopping (interrupt again to stop at once)",
             );
-            td_cmd::run(&args, stop)
+            td::run(&args, stop)
         }
         Command::Play(args) => {
             init_threads(args.threads())?;
-            play_cmd::run(&args)
+            play::run(&args)
         }
-        Command::Plot(args) => plot_cmd::run(&args),
+        Command::Plot(args) => plot::run(&args),
         Command::Db(args) => {
             init_threads(args.threads())?;
             let stop = support::signals::stop_flag(
                 "trainer db",
                 "stopping after the positions in progress (interrupt again to stop at once)",
             );
-            db_cmd::run(&args, stop)
+            db::run(&args, stop)
         }
         Command::Train(args) => {
             init_threads(args.threads())?;
@@ -88,12 +80,12 @@ fn main() -> ExitCode {
                 "trainer train",
                 "saving a checkpoint after this epoch (interrupt again to stop at once)",
             );
-            train_cmd::run(&args, stop)
+            train::run(&args, stop)
         }
         Command::Bench(args) => {
             init_threads(args.threads())?;
-            bench_cmd::run(&args)
+            bench::run(&args)
         }
-        Command::Eval(args) => eval_cmd::run(&args),
+        Command::Eval(args) => eval::run(&args),
     })
 }

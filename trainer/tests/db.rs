@@ -11,8 +11,8 @@ use std::time::Duration;
 use test_support::{
     assert_one_line_failure, describe, gnubg_file, run_with_timeout, tempdir, wait_until, Running,
 };
-use trainer::posdb::PositionDb;
-use trainer::rollout_job::positions_md5;
+use trainer::positions::db::PositionDb;
+use trainer::rollouts::job::positions_md5;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -724,7 +724,7 @@ fn move_benchmark_scores_the_nets_choice_as_referr_does() {
     .build()
     .unwrap();
     let mut scratch = eval.scratch();
-    let letters = |b: &board::Board| trainer::dat::key_to_letters(&b.id_bytes());
+    let letters = |b: &board::Board| trainer::positions::dat::key_to_letters(&b.id_bytes());
     let mut text = String::from("# gnubg-nn move benchmark\no KwAAgB0AAAAAAA 0.5 0 0 0 0\n");
     let mut want = 0.0;
     for (k, (id, d0, d1)) in [

@@ -44,7 +44,7 @@ fn setup() -> tempfile::TempDir {
         d.join("c.csv"),
         format!(
             "{}\n0,1.00000,0.858299,2.433932\n",
-            trainer::train_curve::TRAIN_HEADER
+            trainer::supervised::curve::TRAIN_HEADER
         ),
     )
     .unwrap();

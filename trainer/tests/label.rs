@@ -6,7 +6,7 @@ use board::Board;
 use common::{db_of, dump, ok, s, BIN, GNUBG_WD};
 use nets::{Arithmetic, BearoffDatabases};
 use test_support::GNUBG_OS0;
-use trainer::race_label::label;
+use trainer::rollouts::race_label::label;
 
 fn bearoff() -> BearoffDatabases {
     BearoffDatabases::open(&[GNUBG_OS0])

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use test_support::{
     assert_one_line_failure, describe, gnubg_file, run_with_timeout, tempdir, wait_until, Running,
 };
-use trainer::posdb::{PositionDb, Record, HAS_TARGETS};
+use trainer::positions::db::{PositionDb, Record, HAS_TARGETS};
 
 const START_KEY: &str = "OAHDPAABDAOAHDPAABDA";
 

@@ -35,7 +35,7 @@ pub fn db_of(dir: &Path, name: &str, boards: &[Board]) -> PathBuf {
         .map(|b| {
             format!(
                 "{} 0 0 0 0 0\n",
-                trainer::dat::key_to_letters(&b.id_bytes())
+                trainer::positions::dat::key_to_letters(&b.id_bytes())
             )
         })
         .collect();

@@ -1,7 +1,7 @@
 //! `trainer plot`: the learning-curve chart of a `OUT.curve.csv` (TD) or
 //! an `OUT.train.csv` (supervised).
 
-use crate::common::read_text_input;
+use crate::commands::common::read_text_input;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use support::claim::Claim;
 use support::cli::Outcome;
 use trainer::chart::{load_font, save, DEFAULT_FONT};
 use trainer::curve::{parse_csv, CurveChart};
-use trainer::train_curve::{parse_train_csv, TrainChart, TRAIN_HEADER};
+use trainer::supervised::curve::{parse_train_csv, TrainChart, TRAIN_HEADER};
 
 /// Arguments of `trainer plot`.
 #[derive(Args, Debug)]

@@ -1,7 +1,9 @@
 //! `trainer db`: position databases (import/export gnubg-nn `.dat`, merge,
 //! split, dump, stats, generate, rollout).
 
-use crate::common::{file_md5, io_context, read_text_input, with_suffix, write_atomically};
+use crate::commands::common::{
+    file_md5, io_context, read_text_input, with_suffix, write_atomically,
+};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -10,13 +12,13 @@ use std::sync::Arc;
 use support::claim::{Claim, Claimed};
 use support::cli::Outcome;
 use support::progress::Progress;
-use trainer::dat;
 use trainer::evaluator_args::{bearoff_md5, EvaluatorArgs, EvaluatorId};
-use trainer::posdb::{class_code, class_from_code, position_id, PositionDb, Record};
-use trainer::rollout::RolloutSettings;
-use trainer::rollout_job::{
+use trainer::positions::dat;
+use trainer::positions::db::{class_code, class_from_code, position_id, PositionDb, Record};
+use trainer::rollouts::job::{
     check_no_journal, finish, journal_path, journaled, rollout_db, JobOptions, Journal, Shard,
 };
+use trainer::rollouts::rollout::RolloutSettings;
 
 /// Arguments of `trainer db`.
 #[derive(Args, Debug)]
@@ -504,8 +506,8 @@ fn label(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
         .iter()
         .enumerate()
         .filter_map(|(i, r)| Some((i, board::Board::from_id_bytes(&r.key).ok()?)))
-        .filter(|(_, b)| trainer::race_label::is_race(b))
-        .filter(|(_, b)| !args.exact_only || trainer::race_label::is_exact(&bearoff, b))
+        .filter(|(_, b)| trainer::rollouts::race_label::is_race(b))
+        .filter(|(_, b)| !args.exact_only || trainer::rollouts::race_label::is_exact(&bearoff, b))
         .map(|(i, _)| i)
         .collect();
     if todo.is_empty() {
@@ -526,14 +528,14 @@ fn label(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
     let fingerprint = databases::published::md5_hex(settings.to_string().as_bytes())?;
     // For the provenance only: the fingerprint knows the files by content.
     settings["bearoff"] = serde_json::json!(bearoff.paths());
-    let work = |i: usize, r: &Record| -> Result<Record, trainer::posdb::DbError> {
+    let work = |i: usize, r: &Record| -> Result<Record, trainer::positions::db::DbError> {
         let board = board::Board::from_id_bytes(&r.key).map_err(|e| {
-            trainer::posdb::DbError::Corrupt(format!("record {i} is not a position ({e})"))
+            trainer::positions::db::DbError::Corrupt(format!("record {i} is not a position ({e})"))
         })?;
-        let l = trainer::race_label::label(&bearoff, &board, args.games, args.seed)
-            .map_err(|e| trainer::posdb::DbError::Corrupt(format!("record {i}: {e}")))?;
+        let l = trainer::rollouts::race_label::label(&bearoff, &board, args.games, args.seed)
+            .map_err(|e| trainer::positions::db::DbError::Corrupt(format!("record {i}: {e}")))?;
         Ok(Record {
-            flags: trainer::posdb::HAS_TARGETS,
+            flags: trainer::positions::db::HAS_TARGETS,
             trials: l.games,
             targets: l.targets,
             equity: l.equity,
@@ -616,7 +618,7 @@ fn label_eval(args: &LabelArgs) -> Result<Outcome> {
         )
         .collect();
     for (r, p) in db.records.iter_mut().zip(&outputs) {
-        r.flags = trainer::posdb::HAS_TARGETS;
+        r.flags = trainer::positions::db::HAS_TARGETS;
         r.trials = 0;
         r.targets = *p;
         r.equity = board::cubeless_equity(p);
@@ -673,7 +675,7 @@ fn candidates(
     let db = open(input)?;
     check_db_output(output)?;
     let boards = boards_of(&db, input)?;
-    let records: Vec<Record> = trainer::candidates::candidates(&boards, seed)
+    let records: Vec<Record> = trainer::positions::candidates::candidates(&boards, seed)
         .into_iter()
         .filter_map(|b| {
             let class = nets::classify(&b, &bearoff);
@@ -764,7 +766,7 @@ fn export(db: &Path, output: &Path) -> Result<Outcome> {
 fn export_npz(db: &Path, output: &Path) -> Result<Outcome> {
     let _claim = claim_export(db, output)?;
     let data = open(db)?;
-    let (bytes, counts) = trainer::npz::npz_bytes(&data, nets::Arithmetic::default())?;
+    let (bytes, counts) = trainer::positions::npz::npz_bytes(&data, nets::Arithmetic::default())?;
     write_atomically(output, &bytes)?;
     support::outln!(
         "trainer db export: {} contact, {} crashed, {} race positions to {}",
@@ -942,7 +944,7 @@ fn generate(
     let eval = evaluator.build()?;
     check_db_output(output)?;
     let mut bar = Progress::new("trainer db generate", "games", games, false);
-    let (records, stats) = trainer::generate::generate(
+    let (records, stats) = trainer::positions::generate::generate(
         &eval,
         games,
         seed,

@@ -4,7 +4,7 @@
 //! `2|Δ0| + |Δ1| + |Δ2| + |Δ3| + |Δ4|` (equity error) and of
 //! `2|Δ0| + |Δ1| + |Δ3|` (without backgammons).
 
-use crate::posdb::Record;
+use crate::positions::db::Record;
 use board::Board;
 use nets::{Class, Evaluator};
 use rayon::prelude::*;
@@ -146,7 +146,8 @@ struct MoveLine {
 }
 
 fn parse_move_line(fields: &[&str]) -> Result<MoveLine, String> {
-    let key = |k: &str| crate::dat::letters_to_key(k).ok_or(format!("bad position key {k:?}"));
+    let key =
+        |k: &str| crate::positions::dat::letters_to_key(k).ok_or(format!("bad position key {k:?}"));
     if fields.len() < 5 || fields.len().is_multiple_of(2) {
         return Err("expected `m POS D0 D1 BEST [MOVE LOSS]…`".into());
     }

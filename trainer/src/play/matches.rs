@@ -2,7 +2,7 @@
 //! independent dice, and their points per game with a 95 % confidence
 //! interval (docs/trainer.md#matches).
 
-use crate::game::{game_dice, play_game, Player, Seat};
+use crate::play::game::{game_dice, play_game, Player, Seat};
 use rayon::prelude::*;
 
 /// How the dice of a match are chosen.

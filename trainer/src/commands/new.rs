@@ -1,6 +1,6 @@
 //! `trainer new`: a weights file with random nets.
 
-use crate::common::save_weights;
+use crate::commands::common::save_weights;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;

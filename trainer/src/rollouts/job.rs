@@ -12,8 +12,8 @@
 //! applied. Commands that write a database refuse to replace one that
 //! has a journal ([`check_no_journal`]).
 
-use crate::posdb::{DbError, PositionDb, Record, HAS_TARGETS, RECORD_LEN, ROLLED_OUT};
-use crate::rollout::{rollout, RolloutSettings};
+use crate::positions::db::{DbError, PositionDb, Record, HAS_TARGETS, RECORD_LEN, ROLLED_OUT};
+use crate::rollouts::rollout::{rollout, RolloutSettings};
 use nets::Evaluator;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};

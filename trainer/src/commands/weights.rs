@@ -1,6 +1,6 @@
 //! `trainer weights info|convert|splice`.
 
-use crate::common::{file_md5, load_weights, read_input, save_weights};
+use crate::commands::common::{file_md5, load_weights, read_input, save_weights};
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use nets::NetKind;

@@ -7,7 +7,7 @@
 //! * `CLASS_targets`: n × 5, the five probabilities for the side on roll;
 //! * `CLASS_keys`: n × 10 uint8, the positions' keys.
 
-use crate::posdb::PositionDb;
+use crate::positions::db::PositionDb;
 use ndarray::Array2;
 use ndarray_npy::NpzWriter;
 use nets::{Arithmetic, Class};

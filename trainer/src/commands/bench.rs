@@ -1,14 +1,14 @@
 //! `trainer bench`: gnubg-nn's error measures of a net on a database or a
 //! `.dat` file.
 
-use crate::common::{io_context, read_text_input};
-use crate::db_cmd::read_dat;
+use crate::commands::common::{io_context, read_text_input};
+use crate::commands::db::read_dat;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
 use support::cli::Outcome;
 use trainer::evaluator_args::EvaluatorArgs;
-use trainer::posdb::PositionDb;
+use trainer::positions::db::PositionDb;
 
 /// Arguments of `trainer bench`.
 #[derive(Args, Debug)]
@@ -70,8 +70,8 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
     let eval = args.evaluator.build()?;
     let Some(db_path) = &args.db else {
         let path = args.moves.as_ref().expect("clap requires --db or --moves");
-        let text = read_text_input(path, trainer::bench::MOVES_LIMIT)?;
-        let report = trainer::bench::move_benchmark(&eval, &text)
+        let text = read_text_input(path, trainer::supervised::bench::MOVES_LIMIT)?;
+        let report = trainer::supervised::bench::move_benchmark(&eval, &text)
             .with_context(|| format!("{}", path.display()))?;
         if report.positions == 0 {
             bail!("{}: no `m` lines", path.display());
@@ -98,7 +98,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
         let n = f.take(8).read(&mut head).map_err(io_context(db_path))?;
         head[..n].to_vec()
     };
-    let db = if trainer::posdb::is_position_db(&bytes_head) {
+    let db = if trainer::positions::db::is_position_db(&bytes_head) {
         PositionDb::open(db_path).with_context(|| format!("{}", db_path.display()))?
     } else {
         read_dat(db_path, eval.bearoff())
@@ -124,7 +124,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
             .filter(|r| measured(r.class()))
             .filter_map(|r| board::Board::from_id_bytes(&r.key).ok())
             .collect();
-        let recall = trainer::prune_check::prune_recall(&eval, &boards);
+        let recall = trainer::supervised::prune_check::prune_recall(&eval, &boards);
         if recall.positions == 0 {
             bail!("{}: no positions where pruning applies", db_path.display());
         }
@@ -136,7 +136,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
         } else {
             support::outln!(
                 "pruning nets keep the unpruned 1-ply best move among their {} in {} of {} positions ({:.1} %)",
-                trainer::prune_check::KEPT,
+                trainer::supervised::prune_check::KEPT,
                 recall.kept_best,
                 recall.positions,
                 100.0 * recall.rate()
@@ -144,7 +144,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
         }
         return Ok(Outcome::Done);
     }
-    let report = trainer::bench::bench(&eval, &db.records, &classes);
+    let report = trainer::supervised::bench::bench(&eval, &db.records, &classes);
     if report.positions == 0 {
         bail!(
             "{}: no positions with targets of the classes measured",

@@ -41,7 +41,7 @@ pub fn letters_to_key(letters: &str) -> Option<[u8; 10]> {
 /// Parses a `.dat` text: the data lines (a capital letter first) as keys
 /// and five targets; other lines (comments, blank) are skipped. A data
 /// line that is malformed, or whose targets are not probabilities
-/// ([`crate::posdb::check_targets`]), is an error naming its line.
+/// ([`crate::positions::db::check_targets`]), is an error naming its line.
 pub fn parse(text: &str) -> Result<Vec<([u8; 10], Probabilities)>, DatError> {
     Ok(parse_lines(text)?
         .into_iter()
@@ -76,7 +76,7 @@ fn parse_lines(text: &str) -> Result<Vec<(usize, [u8; 10], Probabilities)>, DatE
                 .filter(|v| v.is_finite())
                 .ok_or_else(|| bad(&format!("{field:?} is not a number")))?;
         }
-        crate::posdb::check_targets(&targets).map_err(|why| bad(&why))?;
+        crate::positions::db::check_targets(&targets).map_err(|why| bad(&why))?;
         out.push((n + 1, key, targets));
     }
     Ok(out)
@@ -89,8 +89,8 @@ fn parse_lines(text: &str) -> Result<Vec<(usize, [u8; 10], Probabilities)>, DatE
 pub fn records(
     text: &str,
     bearoff: &nets::BearoffDatabases,
-) -> Result<(Vec<crate::posdb::Record>, usize), DatError> {
-    use crate::posdb::{Record, HAS_TARGETS};
+) -> Result<(Vec<crate::positions::db::Record>, usize), DatError> {
+    use crate::positions::db::{Record, HAS_TARGETS};
     let rows = parse_lines(text)?;
     let mut seen = std::collections::HashSet::new();
     let mut records = Vec::with_capacity(rows.len());

@@ -222,7 +222,7 @@ fn side_batches(
         add_database(bearoff, side, 0, 1.0, &mut base)?;
         return Ok(vec![base]);
     }
-    let k = crate::rollout::key_words(key);
+    let k = crate::rollouts::rollout::key_words(key);
     let mut mt = Mt::new_with_key([
         seed as u32,
         (seed >> 32) as u32,

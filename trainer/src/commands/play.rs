@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::evaluator_args::EvaluatorArgs;
-use trainer::game::Player;
-use trainer::matches::{play_match, DiceMode};
+use trainer::play::game::Player;
+use trainer::play::matches::{play_match, DiceMode};
 
 /// Arguments of `trainer play`.
 #[derive(Args, Debug)]

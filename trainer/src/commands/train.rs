@@ -2,7 +2,7 @@
 //! net) on a position database, gnubg-nn's schedule and Pareto saves,
 //! resumable.
 
-use crate::common::{file_md5, io_context, save_weights, with_suffix, write_atomically};
+use crate::commands::common::{file_md5, io_context, save_weights, with_suffix, write_atomically};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::{Deserialize, Serialize};
@@ -14,12 +14,12 @@ use support::claim::Claim;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::evaluator_args::{EvaluatorArgs, EvaluatorId};
-use trainer::posdb::{check_targets, position_id, PositionDb, Record};
+use trainer::positions::db::{check_targets, position_id, PositionDb, Record};
 use trainer::supervised::{
     after_epoch, after_errors, errors, net_kind, pareto, permutation, train_epoch, Schedule,
     ScheduleState,
 };
-use trainer::td_checkpoint::{parse_weights_checkpoint, weights_checkpoint_bytes};
+use trainer::td::checkpoint::{parse_weights_checkpoint, weights_checkpoint_bytes};
 
 /// Arguments of `trainer train`.
 #[derive(Args, Debug)]
@@ -197,7 +197,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         curve: Vec::new(),
     };
     if args.resume {
-        let bytes = support::input::read(&ckpt, trainer::td_checkpoint::LIMIT).map_err(|e| {
+        let bytes = support::input::read(&ckpt, trainer::td::checkpoint::LIMIT).map_err(|e| {
             anyhow::anyhow!(
                 "--resume: cannot read the checkpoint {}: {e}",
                 ckpt.display()
@@ -292,7 +292,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             .map_err(io_context(&ckpt))?;
     }
     bar.finish();
-    let mut csv = format!("{}\n", trainer::train_curve::TRAIN_HEADER);
+    let mut csv = format!("{}\n", trainer::supervised::curve::TRAIN_HEADER);
     for (ep, a, er, mx) in &saved.curve {
         csv.push_str(&format!("{ep},{a:.5},{er:.6},{mx:.6}\n"));
     }

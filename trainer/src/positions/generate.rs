@@ -2,8 +2,8 @@
 //! 1-ply equities differ by at least a threshold (gnubg's former `database
 //! generate`; docs/trainer.md#position-databases).
 
-use crate::game::game_dice;
-use crate::posdb::Record;
+use crate::play::game::game_dice;
+use crate::positions::db::Record;
 use board::Board;
 use nets::{Class, Evaluator, Scratch};
 use rayon::prelude::*;
@@ -90,10 +90,10 @@ pub fn generate(
         let Some(found) = found else { break };
         for (kept, seen) in found {
             for c in seen {
-                stats.examined[usize::from(crate::posdb::class_code(c))] += 1;
+                stats.examined[usize::from(crate::positions::db::class_code(c))] += 1;
             }
             for (board, class) in kept {
-                stats.kept[usize::from(crate::posdb::class_code(class))] += 1;
+                stats.kept[usize::from(crate::positions::db::class_code(class))] += 1;
                 let key = board.id_bytes();
                 if unique.insert(key) {
                     records.push(Record::new(key, class));

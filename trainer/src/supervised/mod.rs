@@ -4,8 +4,12 @@
 //! schedule, and the Pareto policy that keeps every net not beaten on both
 //! the RMS and the maximum error.
 
-use crate::bench::position_errors;
-use crate::posdb::Record;
+pub mod bench;
+pub mod curve;
+pub mod prune_check;
+
+use crate::positions::db::Record;
+use crate::supervised::bench::position_errors;
 use board::{Board, Probabilities};
 use nets::{Class, Evaluator, NetKind, TrainScratch};
 use rand_mt::Mt;

@@ -4,9 +4,11 @@
 //! the roll, per-class nets, exact values at the end, annealed learning
 //! rate, and optionally TD(λ) and batches of games played in parallel.
 
-use crate::game::game_dice;
-use crate::game::Player;
-use crate::matches::{play_match, DiceMode, MatchError};
+pub mod checkpoint;
+
+use crate::play::game::game_dice;
+use crate::play::game::Player;
+use crate::play::matches::{play_match, DiceMode, MatchError};
 use board::{invert, Board, Dice, Probabilities};
 use nets::{Class, Evaluator, Scratch, TrainScratch};
 use rayon::prelude::*;

@@ -1,7 +1,7 @@
 //! `trainer td`: TD self-play training with checkpoints, a learning curve
 //! and provenance.
 
-use crate::common::{file_md5, io_context, save_weights, with_suffix, write_atomically};
+use crate::commands::common::{file_md5, io_context, save_weights, with_suffix, write_atomically};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -15,8 +15,8 @@ use support::progress::Progress;
 use trainer::curve::to_csv;
 use trainer::evaluator_args::{EvaluatorArgs, EvaluatorId};
 use trainer::provenance::{recorded_n_trained, Parent, Provenance, Recorded};
+use trainer::td::checkpoint::{self, CheckpointHeader};
 use trainer::td::{TdEnd, TdHooks, TdProgress, TdSettings, TdTrainer};
-use trainer::td_checkpoint::{self, CheckpointHeader};
 
 /// Arguments of `trainer td`.
 #[derive(Args, Debug)]
@@ -136,7 +136,7 @@ impl TdHooks for Files {
             progress: trainer.progress().clone(),
         };
         let path = self.checkpoint.path();
-        let bytes = td_checkpoint::to_bytes(&header, trainer.evaluator().nets())
+        let bytes = checkpoint::to_bytes(&header, trainer.evaluator().nets())
             .map_err(std::io::Error::other)?;
         self.checkpoint
             .save(&bytes)
@@ -165,13 +165,13 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     }
     let _claim = claim.acquire()?;
     let progress = if args.resume {
-        let bytes = support::input::read(&ckpt, td_checkpoint::LIMIT).map_err(|e| {
+        let bytes = support::input::read(&ckpt, checkpoint::LIMIT).map_err(|e| {
             anyhow::anyhow!(
                 "--resume: cannot read the checkpoint {}: {e}",
                 ckpt.display()
             )
         })?;
-        let (header, nets) = td_checkpoint::parse(&bytes)
+        let (header, nets) = checkpoint::parse(&bytes)
             .with_context(|| format!("checkpoint {}", ckpt.display()))?;
         header
             .check_matches(&parent_md5, &settings, &evaluator)

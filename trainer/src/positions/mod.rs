@@ -1,0 +1,8 @@
+//! Position databases and what fills them: the database format, gnubg-nn
+//! `.dat` files, NumPy export, self-play generation, candidate moves.
+
+pub mod candidates;
+pub mod dat;
+pub mod db;
+pub mod generate;
+pub mod npz;
