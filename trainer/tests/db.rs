@@ -255,7 +255,7 @@ fn kill_9_when(cmd: Command, what: &str, ready: impl Fn() -> bool, settle: Durat
 /// [`kill_9_when`] a rollout or label job's `journal` holds more than four
 /// finished positions.
 fn kill_9_once_journaled(cmd: Command, journal: &Path) {
-    use trainer::rollout_job::{ENTRY_LEN, HEAD_LEN};
+    use trainer::rollouts::job::{ENTRY_LEN, HEAD_LEN};
     let ready =
         || std::fs::metadata(journal).is_ok_and(|m| m.len() as usize > HEAD_LEN + 4 * ENTRY_LEN);
     kill_9_when(cmd, "the journal holds positions", ready, Duration::ZERO);

@@ -480,8 +480,8 @@ fn dropping_journal_entries_after_a_damaged_one_is_reported() {
         .current_dir(d);
     let journal = d.join("a.db.journal");
     let (header, entry) = (
-        trainer::rollout_job::HEAD_LEN,
-        trainer::rollout_job::ENTRY_LEN,
+        trainer::rollouts::job::HEAD_LEN,
+        trainer::rollouts::job::ENTRY_LEN,
     );
     let run = Running::start(cmd);
     wait_until(Duration::from_secs(120), "four journal entries", || {

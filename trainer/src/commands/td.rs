@@ -171,8 +171,8 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
                 ckpt.display()
             )
         })?;
-        let (header, nets) = checkpoint::parse(&bytes)
-            .with_context(|| format!("checkpoint {}", ckpt.display()))?;
+        let (header, nets) =
+            checkpoint::parse(&bytes).with_context(|| format!("checkpoint {}", ckpt.display()))?;
         header
             .check_matches(&parent_md5, &settings, &evaluator)
             .with_context(|| format!("checkpoint {}", ckpt.display()))?;
