@@ -54,3 +54,23 @@ impl RunArgs {
         Ok(support::signals::stop_flag(tool, stopping))
     }
 }
+
+impl ClassArg {
+    /// The class's name, as `--class` takes it (`contact`, `crashed`,
+    /// `race`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ClassArg::Contact => "contact",
+            ClassArg::Crashed => "crashed",
+            ClassArg::Race => "race",
+        }
+    }
+}
+
+impl RunArgs {
+    /// Sets up the worker threads only, for a command that a signal simply
+    /// ends.
+    pub fn init_threads(&self) -> anyhow::Result<()> {
+        Ok(support::cli::init_threads(self.threads)?)
+    }
+}
