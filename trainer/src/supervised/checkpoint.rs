@@ -63,3 +63,49 @@ impl SupervisedCheckpoint {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start() -> SupervisedCheckpoint {
+        let schedule = Schedule::default();
+        SupervisedCheckpoint {
+            db_md5: "db".into(),
+            weights_md5: "w".into(),
+            evaluator: EvaluatorId {
+                arithmetic: "gnubg-fastmath".into(),
+                bearoff_md5: vec!["0123".into()],
+            },
+            class: "race".into(),
+            state: ScheduleState::start(&schedule),
+            schedule,
+            curve: vec![(0, 20.0, 0.05, 0.4)],
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_reads_back_and_names_what_differs() {
+        let nets = crate::init::new_nets(8, 0.1, 1).unwrap();
+        let bytes = start().to_bytes(&nets).unwrap();
+        let (header, back) = SupervisedCheckpoint::parse(&bytes).unwrap();
+        assert_eq!(header, start());
+        assert_eq!(back, nets);
+        assert!(header.check_matches(&start()).is_ok());
+        let mut other = start();
+        other.evaluator.arithmetic = "ieee".into();
+        let why = header.check_matches(&other).unwrap_err().to_string();
+        assert!(
+            why.contains("the arithmetic gnubg-fastmath, now ieee"),
+            "{why}"
+        );
+        other = start();
+        other.schedule.seed = 2;
+        let why = header.check_matches(&other).unwrap_err().to_string();
+        assert!(
+            why.contains("another database, weights, class or schedule"),
+            "{why}"
+        );
+        assert!(crate::td::checkpoint::parse(&bytes).is_err());
+    }
+}
