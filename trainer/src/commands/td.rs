@@ -213,6 +213,12 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     );
     files.run.finish(trainer.evaluator().nets(), record)?;
     let seconds = files.start.elapsed().as_secs_f64();
+    report(p, start_games, seconds, out)?;
+    Ok(Outcome::Done)
+}
+
+/// Prints what the run did.
+fn report(p: &TdProgress, start_games: u64, seconds: f64, out: &std::path::Path) -> Result<()> {
     let trained_now = p.games - start_games;
     support::outln!(
         "trainer td: {} games ({} this run, {:.1} s, {:.0} games/s); steps: contact {}, race {}, crashed {}; wrote {}",
@@ -233,5 +239,5 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             r.games
         )?;
     }
-    Ok(Outcome::Done)
+    Ok(())
 }
