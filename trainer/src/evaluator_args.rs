@@ -18,26 +18,64 @@ pub struct EvaluatorArgs {
     /// two-sided file. Default: gnubg's installed gnubg_os0.bd and gnubg_ts0.bd.
     #[arg(long, value_name = "FILE")]
     pub bearoff: Vec<PathBuf>,
-    /// Debian's gnubg 1.07 arithmetic (fast-math build, portable emulation of
-    /// the reference CPU's approximate reciprocal). This is the default; the
-    /// flag is accepted for explicitness.
-    #[arg(long, conflicts_with_all = ["ieee", "reference"])]
-    pub gnubg_fastmath: bool,
-    /// Use this CPU's own `rcpps` instruction (x86-64) instead of the
-    /// emulation, i.e. what Debian's gnubg computes on this CPU.
-    #[arg(long, conflicts_with_all = ["ieee", "reference"])]
-    pub native_rcp: bool,
-    /// Portable IEEE f32 arithmetic (true division) instead of gnubg's
-    /// fast-math build; differs from gnubg by up to ~1e-3 on ~2 % of positions.
-    #[arg(long, conflicts_with = "reference")]
-    pub ieee: bool,
-    /// The scalar IEEE reference arithmetic (slower).
-    #[arg(long)]
-    pub reference: bool,
+    /// The nets' arithmetic (every level of --simd computes the same bits
+    /// in each).
+    #[arg(long, value_enum, default_value_t = ArithmeticArg::GnubgFastmath)]
+    pub arithmetic: ArithmeticArg,
+    /// The former flags of `--arithmetic` (hidden, still accepted).
+    #[command(flatten)]
+    pub arithmetic_flags: ArithmeticFlags,
     /// Vector instructions of the net's hidden layer: every level computes
     /// the same bits; only the speed differs.
     #[arg(long, value_enum, default_value_t = SimdLevel::Auto)]
     pub simd: SimdLevel,
+}
+
+/// `--arithmetic`: how the nets compute.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ArithmeticArg {
+    /// Debian's gnubg 1.07 (fast-math build), with a portable emulation of
+    /// the reference CPU's approximate reciprocal.
+    #[default]
+    GnubgFastmath,
+    /// The same with this CPU's own `rcpps` instruction (x86-64): what
+    /// Debian's gnubg computes on this CPU.
+    NativeRcp,
+    /// Portable IEEE f32 arithmetic (true division); differs from gnubg by
+    /// up to ~1e-3 on ~2 % of positions.
+    Ieee,
+    /// The scalar IEEE reference arithmetic (slower).
+    Reference,
+}
+
+impl From<ArithmeticArg> for Arithmetic {
+    fn from(arithmetic: ArithmeticArg) -> Arithmetic {
+        match arithmetic {
+            ArithmeticArg::GnubgFastmath => Arithmetic::GnubgFastMath,
+            ArithmeticArg::NativeRcp => Arithmetic::GnubgFastMathNative,
+            ArithmeticArg::Ieee => Arithmetic::Ieee,
+            ArithmeticArg::Reference => Arithmetic::Reference,
+        }
+    }
+}
+
+/// The flags `--arithmetic` replaces, hidden and kept so that former
+/// command lines still work: `--native-rcp` is `--arithmetic native-rcp`,
+/// and so on.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct ArithmeticFlags {
+    /// `--arithmetic gnubg-fastmath`.
+    #[arg(long, hide = true, conflicts_with_all = ["arithmetic", "ieee", "reference"])]
+    pub gnubg_fastmath: bool,
+    /// `--arithmetic native-rcp`.
+    #[arg(long, hide = true, conflicts_with_all = ["arithmetic", "ieee", "reference"])]
+    pub native_rcp: bool,
+    /// `--arithmetic ieee`.
+    #[arg(long, hide = true, conflicts_with_all = ["arithmetic", "reference"])]
+    pub ieee: bool,
+    /// `--arithmetic reference`.
+    #[arg(long, hide = true, conflicts_with = "arithmetic")]
+    pub reference: bool,
 }
 
 /// `--simd`: the vector instructions to use.
@@ -167,16 +205,18 @@ pub fn bearoff_md5(bearoff: &BearoffDatabases) -> std::io::Result<Vec<String>> {
 }
 
 impl EvaluatorArgs {
-    /// The arithmetic the flags select (gnubg 1.07's by default).
+    /// The arithmetic `--arithmetic` (or a former flag) selects, gnubg
+    /// 1.07's by default.
     pub fn arithmetic(&self) -> Arithmetic {
-        if self.native_rcp {
+        let flags = &self.arithmetic_flags;
+        if flags.native_rcp {
             Arithmetic::GnubgFastMathNative
-        } else if self.ieee {
+        } else if flags.ieee {
             Arithmetic::Ieee
-        } else if self.reference {
+        } else if flags.reference {
             Arithmetic::Reference
         } else {
-            Arithmetic::GnubgFastMath
+            self.arithmetic.into()
         }
     }
 

@@ -53,16 +53,15 @@ fn main() -> ExitCode {
     support::cli::main("trainer", |cli: Cli| match cli.command {
         Command::New(args) => new::run(&args),
         Command::Weights(args) => weights::run(&args),
-        Command::Td(args) => {
-            init_threads(args.threads())?;
-            let stop = support::signals::stop_flag(
+        Command::Td(args) => td::run(
+            &args,
+            args.run.start(
                 "trainer td",
                 "saving a checkpoint and stopping (interrupt again to stop at once)",
-            );
-            td::run(&args, stop)
-        }
+            )?,
+        ),
         Command::Play(args) => {
-            init_threads(args.threads())?;
+            args.run.init_threads()?;
             play::run(&args)
         }
         Command::Plot(args) => plot::run(&args),
@@ -74,14 +73,13 @@ fn main() -> ExitCode {
             );
             db::run(&args, stop)
         }
-        Command::Train(args) => {
-            init_threads(args.threads())?;
-            let stop = support::signals::stop_flag(
+        Command::Train(args) => train::run(
+            &args,
+            args.run.start(
                 "trainer train",
                 "saving a checkpoint after this epoch (interrupt again to stop at once)",
-            );
-            train::run(&args, stop)
-        }
+            )?,
+        ),
         Command::Bench(args) => {
             init_threads(args.threads())?;
             bench::run(&args)

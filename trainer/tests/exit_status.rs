@@ -41,3 +41,30 @@ fn rejected_inputs_exit_1_and_the_others_are_evaluated() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("trainer: error: bad Position ID"), "{err}");
 }
+
+#[test]
+fn typed_options_refuse_a_wrong_value_with_clap_s_one_line() {
+    for (args, needle) in [
+        (
+            &["eval", "--arithmetic", "fast", "4HPwATDgc/ABMA"][..],
+            "invalid value 'fast' for '--arithmetic",
+        ),
+        (
+            &[
+                "eval",
+                "--arithmetic",
+                "ieee",
+                "--reference",
+                "4HPwATDgc/ABMA",
+            ],
+            "cannot be used with",
+        ),
+        (
+            &["train", "--db", "x.db", "--class", "bearoff", "-o", "x.wd"],
+            "invalid value 'bearoff' for '--class",
+        ),
+        (&["play", "--vs", ""], "invalid value '' for '--vs"),
+    ] {
+        assert_one_line_failure(BIN, "trainer", args, needle);
+    }
+}

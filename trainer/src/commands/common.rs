@@ -1,10 +1,14 @@
 //! Helpers the subcommands share.
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use nets::weights::Format;
 use nets::Nets;
 use std::path::{Path, PathBuf};
+use support::atomic::RecycledFile;
+use support::claim::{Claim, Claimed};
+use support::cli::Outcome;
 use trainer::provenance::Provenance;
+use trainer::td::checkpoint::CheckpointError;
 
 /// Saves nets atomically in the format the file name asks for, then their
 /// provenance `PATH.json` (`record`, with the MD5 of the bytes written):
@@ -62,4 +66,95 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     file.write_all_with(|w| w.write_all(bytes))
         .map_err(io_context(path))?;
     file.commit().map_err(io_context(path))
+}
+
+/// The files of a training run (`trainer td`, `trainer train`) beside its
+/// output OUT: the checkpoint OUT.ckpt and the provenance OUT.json, claimed
+/// for the run (with its inputs and other files beside OUT).
+pub struct RunFiles {
+    out: PathBuf,
+    checkpoint: RecycledFile,
+    _claim: Claimed,
+}
+
+impl RunFiles {
+    /// Claims `inputs`, OUT, OUT.json, OUT.ckpt and `beside`.
+    pub fn claim(out: &Path, inputs: Vec<PathBuf>, beside: &[PathBuf]) -> Result<RunFiles> {
+        let ckpt = with_suffix(out, ".ckpt");
+        let mut claim = Claim::new()
+            .inputs(inputs)
+            .output(out)
+            .beside(out, trainer::provenance::path_for(out))
+            .checkpoint(out, &ckpt);
+        for path in beside {
+            claim = claim.beside(out, path);
+        }
+        Ok(RunFiles {
+            out: out.to_owned(),
+            checkpoint: RecycledFile::new(&ckpt),
+            _claim: claim.acquire()?,
+        })
+    }
+
+    /// The checkpoint's path.
+    pub fn checkpoint_path(&self) -> &Path {
+        self.checkpoint.path()
+    }
+
+    /// The checkpoint to continue from: with `resume`, OUT.ckpt as `parse`
+    /// reads and checks it; without, none, refusing to start over an
+    /// existing one.
+    pub fn resume<T>(
+        &self,
+        resume: bool,
+        parse: impl FnOnce(&[u8]) -> Result<T, CheckpointError>,
+    ) -> Result<Option<T>> {
+        let ckpt = self.checkpoint_path();
+        if !resume {
+            if ckpt.exists() {
+                bail!(
+                    "{} exists: continue that run with --resume, or remove it to start again",
+                    ckpt.display()
+                );
+            }
+            return Ok(None);
+        }
+        let bytes = support::input::read(ckpt, trainer::td::checkpoint::LIMIT).map_err(|e| {
+            anyhow::anyhow!(
+                "--resume: cannot read the checkpoint {}: {e}",
+                ckpt.display()
+            )
+        })?;
+        let parsed = parse(&bytes).with_context(|| format!("checkpoint {}", ckpt.display()))?;
+        Ok(Some(parsed))
+    }
+
+    /// Saves a checkpoint's `bytes` over OUT.ckpt.
+    pub fn save_checkpoint(
+        &self,
+        bytes: Result<Vec<u8>, nets::WeightsError>,
+    ) -> std::io::Result<()> {
+        let path = self.checkpoint_path();
+        self.checkpoint
+            .save(&bytes.map_err(std::io::Error::other)?)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    }
+
+    /// Says where an interrupted run (`tool`, stopped after `done`) left
+    /// its checkpoint.
+    pub fn stopped(&self, tool: &str, done: &str) -> Outcome {
+        support::note!(
+            "{tool}: stopped after {done}; checkpoint {} (continue with --resume)",
+            self.checkpoint_path().display()
+        );
+        Outcome::Interrupted
+    }
+
+    /// Saves the trained `nets` as OUT with their provenance `record`, then
+    /// removes the checkpoint.
+    pub fn finish(self, nets: &Nets, record: Provenance) -> Result<()> {
+        save_weights(nets, &self.out, record)?;
+        let ckpt = self.checkpoint.path().to_owned();
+        self.checkpoint.remove().map_err(io_context(&ckpt))
+    }
 }

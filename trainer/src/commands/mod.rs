@@ -1,6 +1,7 @@
 //! The subcommands of `trainer`: each parses its typed arguments and calls
 //! the library.
 
+pub mod args;
 pub mod bench;
 pub mod common;
 pub mod db;

@@ -1,5 +1,6 @@
 //! `trainer play`: cubeless money games between two players at 0-ply.
 
+use crate::commands::args::RunArgs;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -14,22 +15,21 @@ use trainer::play::matches::{play_match, DiceMode};
 pub struct PlayArgs {
     #[command(flatten)]
     evaluator: EvaluatorArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Play pubeval as side A instead of the --weights net.
     #[arg(long, conflicts_with = "weights")]
     pubeval: bool,
     /// The opponent: `pubeval` or a weights file (evaluated with the same
     /// databases and arithmetic as A).
-    #[arg(long, default_value = "pubeval", value_name = "pubeval|FILE")]
-    vs: String,
+    #[arg(long, default_value = "pubeval", value_name = "pubeval|FILE", value_parser = Opponent::parse)]
+    vs: Opponent,
     /// Games to play (even with duplicate dice).
     #[arg(long, default_value_t = 10_000)]
     games: u64,
     /// Seed of the dice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
-    threads: Option<u16>,
     /// duplicate: each dice sequence played twice, sides swapped;
     /// independent: fresh dice every game.
     #[arg(long, value_enum, default_value_t = DiceMode::Duplicate)]
@@ -39,10 +39,32 @@ pub struct PlayArgs {
     json: bool,
 }
 
-impl PlayArgs {
-    /// Worker threads requested.
-    pub fn threads(&self) -> Option<u16> {
-        self.threads
+/// `--vs`: the player side B is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    /// Tesauro's pubeval.
+    Pubeval,
+    /// A net of this weights file.
+    Weights(PathBuf),
+}
+
+impl Opponent {
+    /// `pubeval` or a weights file's name.
+    fn parse(value: &str) -> Result<Opponent, String> {
+        match value {
+            "" => Err("give pubeval or a weights file".into()),
+            "pubeval" => Ok(Opponent::Pubeval),
+            file => Ok(Opponent::Weights(file.into())),
+        }
+    }
+}
+
+impl std::fmt::Display for Opponent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Opponent::Pubeval => f.write_str("pubeval"),
+            Opponent::Weights(path) => write!(f, "{}", path.display()),
+        }
     }
 }
 
@@ -57,14 +79,15 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
     } else {
         Some(args.evaluator.build()?)
     };
-    let b_eval = if args.vs == "pubeval" {
-        None
-    } else {
-        let b = EvaluatorArgs {
-            weights: Some(PathBuf::from(&args.vs)),
-            ..args.evaluator.clone()
-        };
-        Some(b.build()?)
+    let b_eval = match &args.vs {
+        Opponent::Pubeval => None,
+        Opponent::Weights(path) => {
+            let b = EvaluatorArgs {
+                weights: Some(path.clone()),
+                ..args.evaluator.clone()
+            };
+            Some(b.build()?)
+        }
     };
     let a_name = if args.pubeval {
         "pubeval".to_string()
@@ -73,7 +96,12 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             .display()
             .to_string()
     };
-    let mut progress = Progress::new("trainer play", "games", args.games, args.json);
+    let mut progress = Progress::new(
+        "trainer play",
+        "games",
+        args.games,
+        args.json || args.run.quiet,
+    );
     let result = play_match(
         player(&a_eval),
         player(&b_eval),

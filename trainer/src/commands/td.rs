@@ -1,15 +1,14 @@
 //! `trainer td`: TD self-play training with checkpoints, a learning curve
 //! and provenance.
 
-use crate::commands::common::{file_md5, io_context, save_weights, with_suffix, write_atomically};
-use anyhow::{bail, Context, Result};
+use crate::commands::args::RunArgs;
+use crate::commands::common::{file_md5, with_suffix, write_atomically, RunFiles};
+use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-use support::atomic::RecycledFile;
-use support::claim::Claim;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::curve::to_csv;
@@ -23,6 +22,8 @@ use trainer::td::{TdEnd, TdHooks, TdProgress, TdSettings, TdTrainer};
 pub struct TdArgs {
     #[command(flatten)]
     evaluator: EvaluatorArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// The trained weights: binary if the name ends in .wd, text otherwise.
     /// OUT.ckpt (checkpoint), OUT.json (provenance) and OUT.curve.csv
     /// (learning curve) are written beside it.
@@ -43,9 +44,6 @@ pub struct TdArgs {
     /// Seed of the dice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
-    threads: Option<u16>,
     /// Play B games in parallel against the same weights, then apply their
     /// updates in game order (without it: gnubg's sequential algorithm on
     /// one thread). Results depend on the seed and B, never on --threads.
@@ -65,17 +63,9 @@ pub struct TdArgs {
     /// Games against pubeval per curve point (duplicate dice, even).
     #[arg(long, default_value_t = 1000, value_name = "M")]
     eval_games: u64,
-    /// No progress bar.
-    #[arg(long, short = 'q')]
-    quiet: bool,
 }
 
 impl TdArgs {
-    /// Worker threads requested.
-    pub fn threads(&self) -> Option<u16> {
-        self.threads
-    }
-
     fn settings(&self) -> TdSettings {
         TdSettings {
             alpha: self.alpha,
@@ -91,7 +81,7 @@ impl TdArgs {
 
 /// Saves checkpoints and the curve, shows progress, watches for signals.
 struct Files {
-    checkpoint: RecycledFile,
+    run: RunFiles,
     curve: PathBuf,
     parent_md5: String,
     evaluator: EvaluatorId,
@@ -135,12 +125,23 @@ impl TdHooks for Files {
             evaluator: self.evaluator.clone(),
             progress: trainer.progress().clone(),
         };
-        let path = self.checkpoint.path();
-        let bytes = checkpoint::to_bytes(&header, trainer.evaluator().nets())
-            .map_err(std::io::Error::other)?;
-        self.checkpoint
-            .save(&bytes)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        self.run
+            .save_checkpoint(checkpoint::to_bytes(&header, trainer.evaluator().nets()))
+    }
+}
+
+/// The progress of a fresh run from `weights`: a bgkit parent's training
+/// counts continue (gnubg's files do not hold them).
+fn fresh_progress(weights: &std::path::Path, md5: &str) -> TdProgress {
+    let recorded = recorded_n_trained(weights, md5);
+    if let Recorded::Ignored(why) = &recorded {
+        support::note!("trainer td: training counts start at 0: {why}");
+    }
+    let t = recorded.or_zero();
+    TdProgress {
+        games: 0,
+        trained: [t.contact, t.race, t.crashed],
+        curve: Vec::new(),
     }
 }
 
@@ -153,66 +154,41 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let parent_md5 = file_md5(&weights)?;
     let evaluator = EvaluatorId::of(&eval)?;
     let out = &args.output;
-    let ckpt = with_suffix(out, ".ckpt");
     let curve = with_suffix(out, ".curve.csv");
-    let mut claim = Claim::new()
-        .inputs(args.evaluator.input_files())
-        .output(out)
-        .beside(out, trainer::provenance::path_for(out))
-        .checkpoint(out, &ckpt);
-    if args.eval_every > 0 {
-        claim = claim.beside(out, &curve);
-    }
-    let _claim = claim.acquire()?;
-    let progress = if args.resume {
-        let bytes = support::input::read(&ckpt, checkpoint::LIMIT).map_err(|e| {
-            anyhow::anyhow!(
-                "--resume: cannot read the checkpoint {}: {e}",
-                ckpt.display()
-            )
-        })?;
-        let (header, nets) =
-            checkpoint::parse(&bytes).with_context(|| format!("checkpoint {}", ckpt.display()))?;
-        header
-            .check_matches(&parent_md5, &settings, &evaluator)
-            .with_context(|| format!("checkpoint {}", ckpt.display()))?;
-        if header.progress.games > args.games {
-            bail!(
-                "checkpoint {} has {} games, more than --games {}",
-                ckpt.display(),
-                header.progress.games,
-                args.games
-            );
-        }
-        *eval.nets_mut() = nets;
-        header.progress
+    let beside = if args.eval_every > 0 {
+        vec![curve.clone()]
     } else {
-        if ckpt.exists() {
-            bail!(
-                "{} exists: continue that run with --resume, or remove it to start again",
-                ckpt.display()
-            );
+        Vec::new()
+    };
+    let run = RunFiles::claim(out, args.evaluator.input_files(), &beside)?;
+    let resumed = run.resume(args.resume, |bytes| {
+        let (header, nets) = checkpoint::parse(bytes)?;
+        header.check_matches(&parent_md5, &settings, &evaluator)?;
+        Ok((header, nets))
+    })?;
+    let progress = match resumed {
+        Some((header, nets)) => {
+            if header.progress.games > args.games {
+                bail!(
+                    "checkpoint {} has {} games, more than --games {}",
+                    run.checkpoint_path().display(),
+                    header.progress.games,
+                    args.games
+                );
+            }
+            *eval.nets_mut() = nets;
+            header.progress
         }
-        // A bgkit parent's counts continue (gnubg's files do not hold them).
-        let recorded = recorded_n_trained(&weights, &parent_md5);
-        if let Recorded::Ignored(why) = &recorded {
-            support::note!("trainer td: training counts start at 0: {why}");
-        }
-        let t = recorded.or_zero();
-        TdProgress {
-            games: 0,
-            trained: [t.contact, t.race, t.crashed],
-            curve: Vec::new(),
-        }
+        None => fresh_progress(&weights, &parent_md5),
     };
     let start_games = progress.games;
     let mut files = Files {
-        checkpoint: RecycledFile::new(&ckpt),
+        run,
         curve,
         parent_md5: parent_md5.clone(),
         evaluator,
         stop,
-        bar: Progress::new("trainer td", "games", args.games, args.quiet),
+        bar: Progress::new("trainer td", "games", args.games, args.run.quiet),
         start: Instant::now(),
         start_games,
     };
@@ -221,12 +197,8 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let end = trainer.run(args.games, args.checkpoint_every, &mut files)?;
     files.bar.finish();
     if end == TdEnd::Stopped {
-        support::note!(
-            "trainer td: stopped after {} games; checkpoint {} (continue with --resume)",
-            trainer.progress().games,
-            ckpt.display()
-        );
-        return Ok(Outcome::Interrupted);
+        let done = format!("{} games", trainer.progress().games);
+        return Ok(files.run.stopped("trainer td", &done));
     }
     let p = trainer.progress();
     let record = Provenance::new(
@@ -239,9 +211,14 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         }),
         serde_json::to_value(&settings).expect("settings serialize"),
     );
-    save_weights(trainer.evaluator().nets(), out, record)?;
-    files.checkpoint.remove().map_err(io_context(&ckpt))?;
+    files.run.finish(trainer.evaluator().nets(), record)?;
     let seconds = files.start.elapsed().as_secs_f64();
+    report(p, start_games, seconds, out)?;
+    Ok(Outcome::Done)
+}
+
+/// Prints what the run did.
+fn report(p: &TdProgress, start_games: u64, seconds: f64, out: &std::path::Path) -> Result<()> {
     let trained_now = p.games - start_games;
     support::outln!(
         "trainer td: {} games ({} this run, {:.1} s, {:.0} games/s); steps: contact {}, race {}, crashed {}; wrote {}",
@@ -262,5 +239,5 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
             r.games
         )?;
     }
-    Ok(Outcome::Done)
+    Ok(())
 }

@@ -2,13 +2,16 @@
 //! gnubg-nn's `train.py` does it (docs/trainer.md#supervised-training):
 //! epochs over a seeded permutation with a fixed α, the learning-rate
 //! schedule, and the Pareto policy that keeps every net not beaten on both
-//! the RMS and the maximum error.
+//! the RMS and the maximum error ([`pareto`]), driven by [`run::SupervisedTrainer`].
 
 pub mod bench;
+pub mod checkpoint;
 pub mod curve;
+pub mod pareto;
 pub mod prune_check;
+pub mod run;
 
-use crate::positions::db::Record;
+use crate::positions::db::{check_targets, position_id, PositionDb, Record};
 use crate::supervised::bench::position_errors;
 use board::{Board, Probabilities};
 use nets::{Class, Evaluator, NetKind, TrainScratch};
@@ -56,6 +59,47 @@ pub struct ScheduleState {
     pub shuffles: u64,
     /// Cycles that reached α_low.
     pub bottoms: u64,
+}
+
+impl ScheduleState {
+    /// Where a fresh run of `schedule` starts.
+    pub fn start(schedule: &Schedule) -> ScheduleState {
+        ScheduleState {
+            epochs: 0,
+            alpha: schedule.alpha_start,
+            prev: (100.0, 100.0),
+            shuffles: 1,
+            bottoms: 0,
+        }
+    }
+}
+
+/// A training record whose targets are not probabilities (a damaged or
+/// hand-made database): they would drive the weights to infinity.
+#[derive(Debug, thiserror::Error)]
+#[error("record {index} ({id}): {why}")]
+pub struct BadTargets {
+    /// The record's index in the database.
+    pub index: usize,
+    /// Its Position ID.
+    pub id: String,
+    /// What is wrong.
+    pub why: String,
+}
+
+/// The records of `db` with targets whose position is of `class`, checked.
+pub fn training_records(db: &PositionDb, class: Class) -> Result<Vec<Record>, BadTargets> {
+    let wanted = |r: &&Record| r.has_targets() && r.class() == class;
+    let mut records = Vec::new();
+    for (index, r) in db.records.iter().enumerate().filter(|(_, r)| wanted(r)) {
+        check_targets(&r.targets).map_err(|why| BadTargets {
+            index,
+            id: position_id(&r.key),
+            why,
+        })?;
+        records.push(*r);
+    }
+    Ok(records)
 }
 
 /// The net a class trains (contact's for classes without a net of their
@@ -190,76 +234,9 @@ pub fn after_epoch(state: &mut ScheduleState, schedule: &Schedule) {
     }
 }
 
-/// The Pareto policy over saved nets named by their rounded errors
-/// `(E, M)`: given the existing names, returns whether `(e, m)` is saved
-/// and which existing ones it removes. An existing net at least as good on
-/// both (and better on one) prevents the save; the new net removes those it
-/// is at least as good as on both; a net with the same name is replaced.
-pub fn pareto(existing: &[(u64, u64)], e: u64, m: u64) -> (bool, Vec<(u64, u64)>) {
-    let mut remove = Vec::new();
-    let mut save = true;
-    for &(e2, m2) in existing {
-        if e2 == e && m2 == m {
-            // The same name: the newer net replaces it.
-            remove.push((e2, m2));
-        } else if e2 <= e && m2 <= m {
-            // Beaten (or tied on one coordinate and beaten on the other).
-            save = false;
-        } else if e <= e2 && m <= m2 {
-            remove.push((e2, m2));
-        }
-    }
-    if !save {
-        remove.clear();
-    }
-    (save, remove)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pareto_keeps_exactly_the_non_dominated() {
-        let mut front: Vec<(u64, u64)> = Vec::new();
-        let sequence = [
-            (500, 90),
-            (480, 95),
-            (470, 85),
-            (470, 88),
-            (460, 100),
-            (490, 80),
-            (450, 70),
-        ];
-        for (e, m) in sequence {
-            let (save, remove) = pareto(&front, e, m);
-            front.retain(|x| !remove.contains(x));
-            if save {
-                front.push((e, m));
-            }
-        }
-        front.sort_unstable();
-        assert_eq!(front, vec![(450, 70)]);
-        let mut front: Vec<(u64, u64)> = Vec::new();
-        for (e, m) in [
-            (500, 90),
-            (480, 95),
-            (470, 85),
-            (490, 80),
-            (470, 88),
-            (460, 100),
-        ] {
-            let (save, remove) = pareto(&front, e, m);
-            front.retain(|x| !remove.contains(x));
-            if save {
-                front.push((e, m));
-            }
-        }
-        front.sort_unstable();
-        // (480, 95) and (500, 90) fall to (470, 85); (470, 88) is beaten by
-        // (470, 85); (460, 100) and (490, 80) are not dominated.
-        assert_eq!(front, vec![(460, 100), (470, 85), (490, 80)]);
-    }
 
     #[test]
     fn schedule_lowers_alpha_and_restarts_cycles() {
