@@ -34,7 +34,7 @@ pub fn classes(args: &[ClassArg]) -> Vec<nets::Class> {
 #[derive(clap::Args, Clone, Copy, Debug, Default)]
 pub struct RunArgs {
     /// Worker threads (default: all cores); results never depend on it.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
     /// No progress bar or progress lines.
     #[arg(short, long)]
