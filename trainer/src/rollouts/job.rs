@@ -41,7 +41,7 @@ pub struct Shard {
 impl std::str::FromStr for Shard {
     type Err = String;
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard {s}: expected K/N with 1 ≤ K ≤ N (e.g. 2/8)");
+        let bad = || format!("{s}: expected K/N with 1 ≤ K ≤ N (e.g. 2/8)");
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count) = (
             k.parse::<u64>().map_err(|_| bad())?,
