@@ -1,6 +1,6 @@
 //! `db candidates`.
 
-use super::{boards_of, check_db_output, claim_db, open, save_recorded, KeepClasses};
+use super::{boards_of, check_db_output, claim_with_bearoff, open, save_recorded, KeepClasses};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -29,15 +29,7 @@ pub struct CandidatesArgs {
 pub fn run(args: &CandidatesArgs) -> Result<Outcome> {
     let (input, output) = (&args.db, &args.output);
     let classes = args.classes.classes();
-    let bearoff_files = trainer::defaults::bearoff(&args.bearoff);
-    let _claim = claim_db(
-        bearoff_files
-            .iter()
-            .map(PathBuf::as_path)
-            .chain([input.as_path()]),
-        output,
-    )?;
-    let bearoff = nets::BearoffDatabases::open(&bearoff_files)?;
+    let (_claim, bearoff) = claim_with_bearoff(&args.bearoff, input, output)?;
     let db = open(input)?;
     check_db_output(output)?;
     let boards = boards_of(&db, input)?;

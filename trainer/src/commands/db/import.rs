@@ -1,6 +1,6 @@
 //! `db import`.
 
-use super::{aside, check_db_output, claim_db, save_recorded};
+use super::{aside, check_db_output, claim_with_bearoff, save_recorded};
 use crate::commands::common::file_md5;
 use anyhow::Result;
 use clap::Args;
@@ -23,15 +23,7 @@ pub struct ImportArgs {
 /// Runs `db import`.
 pub fn run(args: &ImportArgs) -> Result<Outcome> {
     let (input, output) = (&args.dat, &args.output);
-    let db_files = trainer::defaults::bearoff(&args.bearoff);
-    let _claim = claim_db(
-        db_files
-            .iter()
-            .map(PathBuf::as_path)
-            .chain([input.as_path()]),
-        output,
-    )?;
-    let bearoff = nets::BearoffDatabases::open(&db_files)?;
+    let (_claim, bearoff) = claim_with_bearoff(&args.bearoff, input, output)?;
     let (db, duplicates) = trainer::positions::dat::read(input, &bearoff)?;
     check_db_output(output)?;
     save_recorded(

@@ -163,6 +163,19 @@ fn claim_db<P: AsRef<Path>>(inputs: impl IntoIterator<Item = P>, output: &Path) 
         .acquire()?)
 }
 
+/// The claim of a command reading `input` and classing positions with the
+/// bearoff databases `bearoff` (given, else gnubg's) to write the database
+/// `output`, and those databases opened.
+fn claim_with_bearoff(
+    bearoff: &[PathBuf],
+    input: &Path,
+    output: &Path,
+) -> Result<(Claimed, nets::BearoffDatabases)> {
+    let files = trainer::defaults::bearoff(bearoff);
+    let claim = claim_db(files.iter().map(PathBuf::as_path).chain([input]), output)?;
+    Ok((claim, nets::BearoffDatabases::open(&files)?))
+}
+
 /// The claim of a job rewriting the database `db` in place (with its
 /// provenance and journal) from `inputs`.
 fn claim_in_place(inputs: Vec<PathBuf>, db: &Path) -> Result<Claimed> {
