@@ -66,11 +66,7 @@ fn main() -> ExitCode {
         }
         Command::Plot(args) => plot::run(&args),
         Command::Db(args) => {
-            init_threads(args.threads())?;
-            let stop = support::signals::stop_flag(
-                "trainer db",
-                "stopping after the positions in progress (interrupt again to stop at once)",
-            );
+            let stop = args.start()?;
             db::run(&args, stop)
         }
         Command::Train(args) => train::run(

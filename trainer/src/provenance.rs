@@ -1,5 +1,5 @@
-//! `OUT.json`, written beside every weights file the trainer writes: how
-//! the file was made (docs/trainer.md#provenance).
+//! `OUT.json`, written beside every weights file and position database the
+//! trainer writes: how the file was made (docs/trainer.md#provenance).
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -144,9 +144,46 @@ impl Recorded {
 
 /// Writes `OUT.json` for `weights` atomically.
 pub fn save(weights: &Path, record: &Provenance) -> std::io::Result<()> {
+    write_record(&path_for(weights), record)
+}
+
+/// A provenance file that could not be written, or the file it records
+/// that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", path.display())]
+pub struct SaveError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    #[source]
+    pub error: std::io::Error,
+}
+
+/// Writes `DB.json` beside the position database `db` atomically: the
+/// tool, the command line, `settings` and the MD5 of `db` as written.
+pub fn save_for_db(db: &Path, settings: serde_json::Value) -> Result<(), SaveError> {
+    let fail = |path: &Path| {
+        let path = path.to_owned();
+        move |error| SaveError { path, error }
+    };
+    let (file, _) = support::input::open(db).map_err(fail(db))?;
+    let md5 = databases::published::md5_hex(file).map_err(fail(db))?;
+    let record = serde_json::json!({
+        "tool": format!("bgkit trainer {}", env!("CARGO_PKG_VERSION")),
+        "command": std::env::args().collect::<Vec<_>>(),
+        "settings": settings,
+        "md5": md5,
+    });
+    let path = path_for(db);
+    write_record(&path, &record).map_err(fail(&path))
+}
+
+/// Writes a provenance record as pretty JSON and a newline, atomically:
+/// the one writer of every provenance file.
+fn write_record(path: &Path, record: &impl Serialize) -> std::io::Result<()> {
     let mut text = serde_json::to_string_pretty(record).expect("provenance serializes");
     text.push('\n');
-    let mut file = support::atomic::AtomicFile::create(&path_for(weights))?;
+    let mut file = support::atomic::AtomicFile::create(path)?;
     file.write_all_with(|w| w.write_all(text.as_bytes()))?;
     file.commit()
 }
@@ -154,6 +191,25 @@ pub fn save(weights: &Path, record: &Provenance) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_database_record_holds_the_settings_and_the_md5() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a.db");
+        std::fs::write(&db, b"positions").unwrap();
+        save_for_db(&db, serde_json::json!({ "seed": 3 })).unwrap();
+        let text = std::fs::read_to_string(path_for(&db)).unwrap();
+        assert!(text.ends_with("}\n"), "{text}");
+        let record: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(record["settings"]["seed"], 3);
+        assert_eq!(
+            record["md5"],
+            databases::published::md5_hex(&b"positions"[..]).unwrap()
+        );
+        let missing = dir.path().join("none.db");
+        let e = save_for_db(&missing, serde_json::json!({})).unwrap_err();
+        assert_eq!(e.path, missing);
+    }
 
     #[test]
     fn a_record_of_another_file_is_ignored() {

@@ -302,21 +302,21 @@ fn kill_9_during_rollout_then_resume_is_identical() {
 }
 
 /// The settings of the race labellings below.
-const RACE_LABEL: [&str; 6] = ["--race", "--games", "144", "--seed", "2", "-q"];
+const RACE_LABEL: [&str; 5] = ["--games", "144", "--seed", "2", "-q"];
 
 /// `whole.db`, race positions labelled by an uninterrupted `db label
-/// --race`, and `cut.db`, the same positions whose labelling was killed
+/// race`, and `cut.db`, the same positions whose labelling was killed
 /// with -9 after its journal `cut.db.journal` held some: (whole, cut,
 /// journal).
 fn interrupted_race_labelling(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let (whole, cut) = (dir.join("whole.db"), dir.join("cut.db"));
     generate_races(&whole, "60", "3");
     std::fs::copy(&whole, &cut).unwrap();
-    let mut args = vec!["db", "label", s(&whole)];
+    let mut args = vec!["db", "label", "race", s(&whole)];
     args.extend(RACE_LABEL);
     ok(&args);
     let mut cmd = Command::new(BIN);
-    cmd.args(["db", "label", s(&cut), "--chunk", "2"])
+    cmd.args(["db", "label", "race", s(&cut), "--chunk", "2"])
         .args(RACE_LABEL);
     let journal = dir.join("cut.db.journal");
     kill_9_once_journaled(cmd, &journal);
@@ -328,7 +328,7 @@ fn kill_9_during_race_labelling_then_resume_is_identical() {
     let dir = tempdir("bgkit-db.");
     let (whole, cut, journal) = interrupted_race_labelling(dir.path());
     let settings = RACE_LABEL;
-    let mut again = vec!["db", "label", s(&cut), "--resume"];
+    let mut again = vec!["db", "label", "race", s(&cut), "--resume"];
     again.extend(settings);
     let report = ok(&again);
     assert!(
@@ -349,9 +349,9 @@ fn kill_9_during_race_labelling_then_resume_is_identical() {
     let other = [
         "db",
         "label",
+        "race",
         s(&cut),
         "--resume",
-        "--race",
         "--seed",
         "9",
         "-q",
@@ -362,6 +362,60 @@ fn kill_9_during_race_labelling_then_resume_is_identical() {
         std::fs::read(&cut).unwrap(),
         "the database unchanged"
     );
+}
+
+/// Typed options: a wrong class, a malformed shard or an unknown label
+/// mode is clap's one-line error (exit 2) before anything runs; the
+/// options of one label mode are not accepted by the other.
+#[test]
+fn wrong_option_values_are_clap_errors() {
+    let dir = tempdir("bgkit-db-typed.");
+    let db = dir.path().join("a.db");
+    import_fixture("gnubg_0ply_200.dat", &db);
+    let before = std::fs::read(&db).unwrap();
+    let out = dir.path().join("out.db");
+    let (db, out) = (s(&db), s(&out));
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &[
+                "db",
+                "generate",
+                "--games",
+                "1",
+                "-o",
+                out,
+                "--classes",
+                "race,bogus",
+            ],
+            "invalid value 'bogus' for '--classes",
+        ),
+        (
+            &["db", "candidates", db, "-o", out, "--classes", "Contact"],
+            "invalid value 'Contact' for '--classes",
+        ),
+        (
+            &["db", "rollout", db, "--shard", "1-2"],
+            "invalid value '1-2' for '--shard",
+        ),
+        (
+            &["db", "rollout", db, "--shard", "3/2"],
+            "3/2: expected K/N with 1 ≤ K ≤ N",
+        ),
+        (
+            &["db", "label", "bogus", db],
+            "unrecognized subcommand 'bogus'",
+        ),
+        (
+            &["db", "label", "eval", db, "--exact-only"],
+            "'--exact-only'",
+        ),
+        (&["db", "label", "race", db, "--plies", "1"], "'--plies'"),
+    ];
+    for (args, needle) in cases {
+        assert_one_line_failure(BIN, "trainer", args, needle);
+    }
+    assert_eq!(std::fs::read(db).unwrap(), before);
+    assert!(!Path::new(out).exists());
 }
 
 #[test]
@@ -960,8 +1014,8 @@ fn training_gnubgs_race_net_on_exactly_labelled_races_leaves_its_held_out_error_
     let out = ok(&[
         "db",
         "label",
+        "race",
         s(&all),
-        "--race",
         "--exact-only",
         "--bearoff",
         s(&os8),
@@ -1026,7 +1080,7 @@ fn trained_pruning_nets_keep_the_1_ply_best_in_95_percent_of_held_out_positions(
         "-o",
         s(&cands),
     ]);
-    run(&["db", "label", s(&cands), "--eval", "--weights", GNUBG_WD]);
+    run(&["db", "label", "eval", s(&cands), "--weights", GNUBG_WD]);
     let rate = |w: &Path| -> (f64, u64) {
         let out = run(&[
             "bench",
@@ -1304,8 +1358,8 @@ fn a_journal_applies_only_to_the_database_it_was_made_for() {
     assert!(!journal.exists());
 }
 
-/// Issue items 1 and 14: `db label --eval`, with or without `--resume`,
-/// refuses a database whose `--race` labelling was interrupted (it would
+/// Issue items 1 and 14: `db label eval`, with or without `--resume`,
+/// refuses a database whose race labelling was interrupted (it would
 /// relabel it and leave a journal behind), and the race labelling then
 /// resumes to what an uninterrupted run gives.
 #[test]
@@ -1318,7 +1372,7 @@ fn label_eval_refuses_a_database_with_an_interrupted_race_labelling() {
         std::fs::read(&journal).unwrap(),
     );
     for extra in [None, Some("--resume")] {
-        let mut args = vec!["db", "label", s(&cut), "--eval", "-q"];
+        let mut args = vec!["db", "label", "eval", s(&cut), "-q"];
         args.extend(extra);
         args.extend(evaluator());
         assert_one_line_failure(BIN, "trainer", &args, "--resume");
@@ -1328,7 +1382,7 @@ fn label_eval_refuses_a_database_with_an_interrupted_race_labelling() {
         std::fs::read(&journal).unwrap(),
     );
     assert!(before == after, "the database or its journal was changed");
-    let mut again = vec!["db", "label", s(&cut), "--resume"];
+    let mut again = vec!["db", "label", "race", s(&cut), "--resume"];
     again.extend(settings);
     let report = ok(&again);
     assert!(report.contains("from the journal"), "{report}");

@@ -248,7 +248,7 @@ fn every_writer_takes_the_outputs_lock() {
         ),
         ("o.db", &["db", "candidates", "a.db", "-o", "o.db"]),
         ("a.db", &["db", "rollout", "a.db", "--trials", "1", "-q"]),
-        ("a.db", &["db", "label", "a.db", "--race", "-q"]),
+        ("a.db", &["db", "label", "race", "a.db", "-q"]),
     ];
     for (held, args) in cases {
         let lock = support::lock::OutputLock::acquire(&d.join(held)).unwrap();

@@ -1,4 +1,4 @@
-//! `trainer db label --race`: exact one-sided labels and one-sided rollouts.
+//! `trainer db label race`: exact one-sided labels and one-sided rollouts.
 
 mod common;
 
@@ -81,8 +81,8 @@ fn label_cli_labels_races_only_the_same_with_any_threads() {
         let out = ok(&[
             "db",
             "label",
+            "race",
             s(db),
-            "--race",
             "--games",
             "324",
             "--threads",
@@ -126,8 +126,8 @@ fn osr_labels_agree_with_rollouts_where_play_cannot_matter_for_gammons() {
     ok(&[
         "db",
         "label",
+        "race",
         s(&labelled),
-        "--race",
         "--bearoff",
         GNUBG_OS0,
         "-q",
@@ -172,7 +172,7 @@ fn label_refuses_a_database_without_races() {
     test_support::assert_one_line_failure(
         BIN,
         "trainer",
-        &["db", "label", s(&db), "--race", "--bearoff", GNUBG_OS0],
+        &["db", "label", "race", s(&db), "--bearoff", GNUBG_OS0],
         "no race positions",
     );
     assert_eq!(std::fs::read(&db).unwrap(), before, "database unchanged");

@@ -2,7 +2,6 @@
 //! `.dat` file.
 
 use crate::commands::common::{io_context, read_text_input};
-use crate::commands::db::read_dat;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -101,12 +100,12 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
     let db = if trainer::positions::db::is_position_db(&bytes_head) {
         PositionDb::open(db_path).with_context(|| format!("{}", db_path.display()))?
     } else {
-        read_dat(db_path, eval.bearoff())
+        trainer::positions::dat::read(db_path, eval.bearoff())
             .map_err(|e| {
                 anyhow::anyhow!(
                     "{}: not a position database, nor a gnubg-nn .dat file ({})",
                     db_path.display(),
-                    support::stdio::shorten(&e.root_cause().to_string(), 200)
+                    support::stdio::shorten(&e.error.to_string(), 200)
                 )
             })?
             .0

@@ -1,7 +1,7 @@
 //! The candidate moves of positions: for each position, every legal move of
 //! one roll, as a position with the opponent on roll. These are what a
 //! pruning net ranks (it sees the good moves and the bad), so a database of
-//! them, labelled by a full net's evaluation (`db label --eval`), teaches a
+//! them, labelled by a full net's evaluation (`db label eval`), teaches a
 //! pruning net to rank moves as the full net does.
 
 use board::{Board, MoveList};

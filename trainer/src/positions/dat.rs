@@ -113,6 +113,43 @@ pub fn records(
     Ok((records, duplicates))
 }
 
+/// Why a `.dat` file could not be read: its path, then the cause.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", path.display())]
+pub struct ReadError {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// What went wrong.
+    #[source]
+    pub error: ReadCause,
+}
+
+/// What went wrong reading a `.dat` file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadCause {
+    /// The file could not be read.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// A line is not data.
+    #[error(transparent)]
+    Dat(#[from] DatError),
+}
+
+/// The `.dat` file at `path` as a database (classes from `bearoff`), and
+/// the number of repeated keys skipped ([`records`]).
+pub fn read(
+    path: &std::path::Path,
+    bearoff: &nets::BearoffDatabases,
+) -> Result<(crate::positions::db::PositionDb, usize), ReadError> {
+    let fail = |error: ReadCause| ReadError {
+        path: path.to_owned(),
+        error,
+    };
+    let text = support::input::read_text(path, LIMIT).map_err(|e| fail(e.into()))?;
+    let (records, duplicates) = records(&text, bearoff).map_err(|e| fail(e.into()))?;
+    Ok((records.into(), duplicates))
+}
+
 /// One data line, targets with five decimals (as gnubg-nn writes them).
 pub fn line(key: &[u8; 10], targets: &Probabilities) -> String {
     let mut s = key_to_letters(key);
@@ -151,6 +188,19 @@ mod tests {
         let e = parse("# x\n\nOAHDPAABDAOAHDPAABDA 0.3 0.9 0 0 0\n").unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.why.contains("more than the win target"), "{}", e.why);
+    }
+
+    #[test]
+    fn read_names_the_file_once_then_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.dat");
+        std::fs::write(&path, "# x\nOAHDPAABDAOAHDPAABDA 0.5 0.1\n").unwrap();
+        let bearoff = nets::BearoffDatabases::open(&[test_support::GNUBG_OS0]).unwrap();
+        let e = read(&path, &bearoff).unwrap_err();
+        assert_eq!(e.to_string(), path.display().to_string());
+        assert!(e.error.to_string().starts_with("line 2: "), "{}", e.error);
+        let e = read(&dir.path().join("missing.dat"), &bearoff).unwrap_err();
+        assert!(matches!(e.error, ReadCause::Io(_)));
     }
 
     #[test]

@@ -192,6 +192,16 @@ fn crc(bytes: &[u8]) -> u32 {
     crc32fast::hash(bytes)
 }
 
+impl From<Vec<Record>> for PositionDb {
+    /// A database of `records`, none of them rolled out.
+    fn from(records: Vec<Record>) -> PositionDb {
+        PositionDb {
+            records,
+            rollout_settings: None,
+        }
+    }
+}
+
 impl PositionDb {
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -369,6 +379,23 @@ impl PositionDb {
         }
         Ok(out)
     }
+
+    /// [`merge`](Self::merge) of `dbs` without the positions of `exclude`
+    /// (a held-out set, say), and the number of positions left out.
+    pub fn merge_excluding(
+        dbs: &[PositionDb],
+        exclude: &[PositionDb],
+    ) -> Result<(PositionDb, usize), DbError> {
+        let left_out: std::collections::HashSet<[u8; 10]> = exclude
+            .iter()
+            .flat_map(|db| db.records.iter().map(|r| r.key))
+            .collect();
+        let mut merged = PositionDb::merge(dbs)?;
+        let before = merged.records.len();
+        merged.records.retain(|r| !left_out.contains(&r.key));
+        let excluded = before - merged.records.len();
+        Ok((merged, excluded))
+    }
 }
 
 /// The Position ID of a key (or the key in hex if it is not a position).
@@ -481,6 +508,21 @@ mod tests {
             ..b
         };
         assert!(PositionDb::merge(&[a, d]).is_err());
+    }
+
+    #[test]
+    fn merge_excluding_leaves_out_the_excluded_positions() {
+        let a = PositionDb {
+            records: vec![record(1, false), record(2, false), record(3, false)],
+            rollout_settings: None,
+        };
+        let held = PositionDb {
+            records: vec![record(2, false), record(9, false)],
+            rollout_settings: None,
+        };
+        let (m, excluded) = PositionDb::merge_excluding(&[a], &[held]).unwrap();
+        let keys: Vec<u8> = m.records.iter().map(|r| r.key[0]).collect();
+        assert_eq!((keys, excluded), (vec![1, 3], 1));
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Position databases and what fills them: the database format, gnubg-nn
-//! `.dat` files, NumPy export, self-play generation, candidate moves.
+//! `.dat` files, NumPy export, self-play generation, candidate moves,
+//! splitting and summaries.
 
 pub mod candidates;
 pub mod dat;
 pub mod db;
 pub mod generate;
 pub mod npz;
+pub mod split;
+pub mod stats;

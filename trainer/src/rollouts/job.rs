@@ -41,7 +41,7 @@ pub struct Shard {
 impl std::str::FromStr for Shard {
     type Err = String;
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard {s}: expected K/N with 1 ≤ K ≤ N (e.g. 2/8)");
+        let bad = || format!("{s}: expected K/N with 1 ≤ K ≤ N (e.g. 2/8)");
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count) = (
             k.parse::<u64>().map_err(|_| bad())?,
@@ -323,63 +323,14 @@ pub fn journaled(
         why,
     };
     let mut done = vec![false; db.records.len()];
-    let mut resumed = 0;
     let positions = positions_md5(db);
-    let mut file = if how.resume {
-        let mut f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&journal)
-            .map_err(|e| jerr(format!("--resume: cannot open it: {e}")))?;
-        let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes).map_err(|e| jerr(e.to_string()))?;
-        check_head(&bytes, fingerprint, &positions).map_err(jerr)?;
-        let (entries, good) = read_entries(&bytes[HEAD_LEN..], &db.records);
-        let dropped = (bytes.len() - HEAD_LEN - good) / ENTRY_LEN;
-        if dropped > 0 {
-            // More than a torn last entry (what kill -9 leaves): say so.
-            support::note!(
-                "trainer: warning: journal {}: entry {} is damaged; it and the {} complete entries after it are dropped (those positions are computed again)",
-                journal.display(),
-                good / ENTRY_LEN + 1,
-                dropped - 1
-            );
-        }
-        for (i, r) in entries {
-            db.records[i] = r;
-            if !done[i] {
-                done[i] = true;
-                resumed += 1;
-            }
-        }
-        // Drop a torn tail so new entries follow complete ones.
-        f.set_len((HEAD_LEN + good) as u64)
-            .map_err(|e| jerr(e.to_string()))?;
-        f.seek(std::io::SeekFrom::End(0))
-            .map_err(|e| jerr(e.to_string()))?;
-        f
+    let (mut file, resumed) = if how.resume {
+        reopen_journal(&journal, fingerprint, &positions, db, &mut done).map_err(jerr)?
     } else {
-        if journal.exists() {
-            return Err(jerr(
-                "exists: continue that job with --resume, or remove it to start again".into(),
-            ));
-        }
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&journal)
-            .map_err(|e| jerr(e.to_string()))?;
-        let head = [
-            JOURNAL_MAGIC,
-            fingerprint.as_bytes(),
-            b"\n",
-            positions.as_bytes(),
-            b"\n",
-        ];
-        f.write_all(&head.concat())
-            .map_err(|e| jerr(e.to_string()))?;
-        f.sync_all().map_err(|e| jerr(e.to_string()))?;
-        f
+        (
+            create_journal(&journal, fingerprint, &positions).map_err(jerr)?,
+            0,
+        )
     };
     let todo: Vec<usize> = todo.into_iter().filter(|&i| !done[i]).collect();
     let mut finished = resumed;
@@ -406,6 +357,79 @@ pub fn journaled(
         progress(finished);
     }
     Ok(Some((resumed, computed)))
+}
+
+/// Opens the journal of an interrupted job to continue it: checks its head
+/// (`fingerprint`, `positions`), puts its complete entries into `db` and
+/// marks them in `done`, drops a torn tail; returns the file (at its end)
+/// and the positions read back. The error is what is wrong with it.
+fn reopen_journal(
+    journal: &Path,
+    fingerprint: &str,
+    positions: &str,
+    db: &mut PositionDb,
+    done: &mut [bool],
+) -> Result<(std::fs::File, usize), String> {
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(journal)
+        .map_err(|e| format!("--resume: cannot open it: {e}"))?;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    check_head(&bytes, fingerprint, positions)?;
+    let (entries, good) = read_entries(&bytes[HEAD_LEN..], &db.records);
+    let dropped = (bytes.len() - HEAD_LEN - good) / ENTRY_LEN;
+    if dropped > 0 {
+        // More than a torn last entry (what kill -9 leaves): say so.
+        support::note!(
+            "trainer: warning: journal {}: entry {} is damaged; it and the {} complete entries after it are dropped (those positions are computed again)",
+            journal.display(),
+            good / ENTRY_LEN + 1,
+            dropped - 1
+        );
+    }
+    let mut resumed = 0;
+    for (i, r) in entries {
+        db.records[i] = r;
+        if !done[i] {
+            done[i] = true;
+            resumed += 1;
+        }
+    }
+    // Drop a torn tail so new entries follow complete ones.
+    f.set_len((HEAD_LEN + good) as u64)
+        .map_err(|e| e.to_string())?;
+    f.seek(std::io::SeekFrom::End(0))
+        .map_err(|e| e.to_string())?;
+    Ok((f, resumed))
+}
+
+/// Creates the journal of a new job, its head (`fingerprint`,
+/// `positions`) synced; an existing journal is refused.
+fn create_journal(
+    journal: &Path,
+    fingerprint: &str,
+    positions: &str,
+) -> Result<std::fs::File, String> {
+    if journal.exists() {
+        return Err("exists: continue that job with --resume, or remove it to start again".into());
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(journal)
+        .map_err(|e| e.to_string())?;
+    let head = [
+        JOURNAL_MAGIC,
+        fingerprint.as_bytes(),
+        b"\n",
+        positions.as_bytes(),
+        b"\n",
+    ];
+    f.write_all(&head.concat()).map_err(|e| e.to_string())?;
+    f.sync_all().map_err(|e| e.to_string())?;
+    Ok(f)
 }
 
 /// Saves `db` at `path` (atomically) and removes the journal of a job

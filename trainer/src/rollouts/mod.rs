@@ -3,5 +3,6 @@
 //! database.
 
 pub mod job;
+pub mod labelling;
 pub mod race_label;
 pub mod rollout;

@@ -1,0 +1,193 @@
+//! `db label race` and `db label eval`.
+
+use super::{boards_of, check_db_output, claim_in_place, open, save_provenance, save_recorded};
+use crate::commands::args::RunArgs;
+use crate::commands::common::file_md5;
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use support::cli::Outcome;
+use support::progress::Progress;
+use trainer::evaluator_args::EvaluatorArgs;
+use trainer::rollouts::job::{journal_path, Journal};
+use trainer::rollouts::labelling::{label_with_evaluation, RaceLabelling, RaceSummary};
+
+/// Arguments of `db label`: the mode, then the database and the mode's
+/// options (`db label race DB …`, `db label eval DB …`).
+#[derive(Args, Debug)]
+#[command(subcommand_value_name = "MODE", subcommand_help_heading = "Modes")]
+pub struct LabelArgs {
+    #[command(subcommand)]
+    mode: LabelMode,
+}
+
+#[derive(Subcommand, Debug)]
+enum LabelMode {
+    /// Label the race positions with one-sided targets: exact from the
+    /// one-sided bearoff database where both sides fit, else a one-sided
+    /// rollout of each side (journaled: `--resume` continues).
+    Race(RaceArgs),
+    /// Label every position with the weights' evaluation at --plies
+    /// (replacing any targets it had).
+    Eval(EvalArgs),
+}
+
+/// Arguments of `db label race`.
+#[derive(Args, Debug)]
+struct RaceArgs {
+    /// The database (rewritten atomically at the end).
+    db: PathBuf,
+    /// Bearoff database (repeatable): one one-sided and optionally one
+    /// two-sided file. Default: gnubg's installed gnubg_os0.bd and gnubg_ts0.bd.
+    #[arg(long, value_name = "FILE")]
+    bearoff: Vec<PathBuf>,
+    /// One-sided rollout games per side outside the one-sided database.
+    #[arg(long, default_value_t = 1296, value_parser = clap::value_parser!(u32).range(12..))]
+    games: u32,
+    /// Seed of the dice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Continue an interrupted labelling from DB.journal.
+    #[arg(long)]
+    resume: bool,
+    /// Positions labelled between journal syncs.
+    #[arg(long, default_value_t = 64, hide = true)]
+    chunk: usize,
+    /// Label only the race positions whose two sides both lie within the
+    /// one-sided database (exact targets); leave the others as they are.
+    #[arg(long)]
+    exact_only: bool,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// Arguments of `db label eval`.
+#[derive(Args, Debug)]
+struct EvalArgs {
+    /// The database (rewritten atomically at the end).
+    db: PathBuf,
+    /// Plies of the evaluation.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1))]
+    plies: u32,
+    #[command(flatten)]
+    evaluator: EvaluatorArgs,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+impl LabelArgs {
+    /// Threads and progress of the mode.
+    pub fn run(&self) -> &RunArgs {
+        match &self.mode {
+            LabelMode::Race(a) => &a.run,
+            LabelMode::Eval(a) => &a.run,
+        }
+    }
+}
+
+/// Runs `db label`.
+pub fn run(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
+    match &args.mode {
+        LabelMode::Race(a) => race(a, stop),
+        LabelMode::Eval(a) => eval(a),
+    }
+}
+
+/// `db label race`.
+fn race(args: &RaceArgs, stop: &AtomicBool) -> Result<Outcome> {
+    let bearoff_files = trainer::defaults::bearoff(&args.bearoff);
+    let bearoff = nets::BearoffDatabases::open(&bearoff_files)?;
+    let _claim = claim_in_place(bearoff_files, &args.db)?;
+    let mut db = open(&args.db)?;
+    let labelling = RaceLabelling {
+        bearoff: &bearoff,
+        games: args.games,
+        seed: args.seed,
+        exact_only: args.exact_only,
+    };
+    let context = || format!("{}", args.db.display());
+    let todo = labelling.todo(&db).with_context(context)?;
+    let how = Journal {
+        resume: args.resume,
+        chunk: args.chunk,
+    };
+    let mut bar = Progress::new(
+        "trainer db label",
+        "positions",
+        todo.len() as u64,
+        args.run.quiet,
+    );
+    let summary = labelling
+        .run(
+            &args.db,
+            &mut db,
+            &todo,
+            how,
+            &mut |done| bar.update(done as u64),
+            &|| stop.load(Ordering::SeqCst),
+        )
+        .with_context(context)?;
+    bar.finish();
+    let Some(summary) = summary else {
+        support::note!(
+            "trainer db label: stopped; finished positions are in {} (continue with --resume)",
+            journal_path(&args.db).display()
+        );
+        return Ok(Outcome::Interrupted);
+    };
+    save_provenance(&args.db, summary.settings.clone())?;
+    report_race(args, &summary)?;
+    Ok(Outcome::Done)
+}
+
+/// The closing line of `db label race`.
+fn report_race(args: &RaceArgs, summary: &RaceSummary) -> Result<()> {
+    let resumed = if summary.resumed > 0 {
+        format!("; {} from the journal", summary.resumed)
+    } else {
+        String::new()
+    };
+    support::outln!(
+        "trainer db label: {} race positions labelled ({} exact, {} by one-sided rollouts of {} games a side{}); mean equity standard error {:.4}; wrote {}",
+        summary.labelled,
+        summary.exact,
+        summary.labelled - summary.exact,
+        args.games,
+        resumed,
+        summary.mean_equity_std_error,
+        args.db.display()
+    )?;
+    Ok(())
+}
+
+/// `db label eval`.
+fn eval(args: &EvalArgs) -> Result<Outcome> {
+    let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
+    let eval = args.evaluator.build()?;
+    let _claim = claim_in_place(args.evaluator.input_files(), &args.db)?;
+    let mut db = open(&args.db)?;
+    check_db_output(&args.db)?;
+    if db.records.is_empty() {
+        bail!("{}: no positions to label", args.db.display());
+    }
+    let boards = boards_of(&db, &args.db)?;
+    label_with_evaluation(&mut db, &boards, &eval, args.plies);
+    save_recorded(
+        &db,
+        &args.db,
+        serde_json::json!({
+            "label": "eval",
+            "plies": args.plies,
+            "weights": weights, "weights_md5": file_md5(&weights)?,
+        }),
+    )?;
+    support::outln!(
+        "trainer db label: {} positions labelled with the {}-ply evaluation of {}; wrote {}",
+        db.records.len(),
+        args.plies,
+        weights.display(),
+        args.db.display()
+    )?;
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,179 @@
+//! Labelling a position database in place without a full rollout: its
+//! race positions by one-sided bearoff play ([`race_label`], journaled like
+//! a rollout, so kill -9 loses no finished position and a resumed run
+//! gives the same bytes), or every position by an evaluator's own
+//! evaluation.
+
+use crate::positions::db::{DbError, PositionDb, Record, HAS_TARGETS};
+use crate::rollouts::job::{finish, journaled, JobError, Journal};
+use crate::rollouts::race_label;
+use board::Board;
+use nets::{BearoffDatabases, Evaluator};
+use std::path::Path;
+
+/// Why a labelling failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LabellingError {
+    /// The database holds no position to label (what is said).
+    #[error("no {0} to label")]
+    NothingToLabel(&'static str),
+    /// Hashing the bearoff databases for the fingerprint failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The journaled job failed.
+    #[error(transparent)]
+    Job(#[from] JobError),
+}
+
+/// How the race positions of a database are labelled.
+#[derive(Clone, Copy, Debug)]
+pub struct RaceLabelling<'a> {
+    /// The one-sided (and two-sided) bearoff databases.
+    pub bearoff: &'a BearoffDatabases,
+    /// One-sided rollout games per side outside the one-sided database.
+    pub games: u32,
+    /// Seed of the dice.
+    pub seed: u64,
+    /// Label only the races whose two sides both lie within the one-sided
+    /// database (exact targets).
+    pub exact_only: bool,
+}
+
+/// What a race labelling did.
+#[derive(Clone, Debug)]
+pub struct RaceSummary {
+    /// Positions labelled.
+    pub labelled: usize,
+    /// Of which exact (both sides within the one-sided database).
+    pub exact: usize,
+    /// Positions read back from the journal.
+    pub resumed: usize,
+    /// Mean equity standard error of the labelled positions.
+    pub mean_equity_std_error: f64,
+    /// The settings, for the provenance record.
+    pub settings: serde_json::Value,
+}
+
+impl RaceLabelling<'_> {
+    /// The indices of the records of `db` to label: its races (with
+    /// [`exact_only`](Self::exact_only), those within the one-sided
+    /// database); none is an error.
+    pub fn todo(&self, db: &PositionDb) -> Result<Vec<usize>, LabellingError> {
+        let todo: Vec<usize> = db
+            .records
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, Board::from_id_bytes(&r.key).ok()?)))
+            .filter(|(_, b)| race_label::is_race(b))
+            .filter(|(_, b)| !self.exact_only || race_label::is_exact(self.bearoff, b))
+            .map(|(i, _)| i)
+            .collect();
+        if todo.is_empty() {
+            return Err(LabellingError::NothingToLabel(if self.exact_only {
+                "race positions within the one-sided database"
+            } else {
+                "race positions"
+            }));
+        }
+        Ok(todo)
+    }
+
+    /// Labels the records `todo` of `db`, the database at `path`,
+    /// journaled (`how`), then saves it and removes the journal.
+    /// `progress(done)` follows the positions finished; `stop()` ends the
+    /// run after a chunk (the journal keeps the work; returns `None`).
+    pub fn run(
+        &self,
+        path: &Path,
+        db: &mut PositionDb,
+        todo: &[usize],
+        how: Journal,
+        progress: &mut dyn FnMut(usize),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<RaceSummary>, LabellingError> {
+        let mut settings = serde_json::json!({
+            "label": "race",
+            "exact_only": self.exact_only,
+            "games": self.games,
+            "seed": self.seed,
+            "bearoff_md5": crate::evaluator_args::bearoff_md5(self.bearoff)?,
+        });
+        let fingerprint = databases::published::md5_hex(settings.to_string().as_bytes())?;
+        // For the provenance only: the fingerprint knows the files by content.
+        settings["bearoff"] = serde_json::json!(self.bearoff.paths());
+        let work = |i: usize, r: &Record| self.label(i, r);
+        let ran = journaled(
+            path,
+            db,
+            &fingerprint,
+            todo.to_vec(),
+            how,
+            &work,
+            progress,
+            stop,
+        )?;
+        let Some((resumed, _)) = ran else {
+            return Ok(None);
+        };
+        if !db.records.iter().any(|r| r.rolled_out()) {
+            db.rollout_settings = None;
+        }
+        finish(path, db)?;
+        let (exact, sum_se) =
+            todo.iter()
+                .map(|&i| &db.records[i])
+                .fold((0usize, 0f64), |(e, s), r| {
+                    (
+                        e + usize::from(r.trials == 0),
+                        s + f64::from(r.equity_std_error),
+                    )
+                });
+        Ok(Some(RaceSummary {
+            labelled: todo.len(),
+            exact,
+            resumed,
+            mean_equity_std_error: sum_se / todo.len() as f64,
+            settings,
+        }))
+    }
+
+    /// Record `i`, `r`, labelled.
+    fn label(&self, i: usize, r: &Record) -> Result<Record, DbError> {
+        let board = Board::from_id_bytes(&r.key)
+            .map_err(|e| DbError::Corrupt(format!("record {i} is not a position ({e})")))?;
+        let l = race_label::label(self.bearoff, &board, self.games, self.seed)
+            .map_err(|e| DbError::Corrupt(format!("record {i}: {e}")))?;
+        Ok(Record {
+            flags: HAS_TARGETS,
+            trials: l.games,
+            targets: l.targets,
+            equity: l.equity,
+            std_errors: l.std_errors,
+            equity_std_error: l.equity_std_error,
+            ..*r
+        })
+    }
+}
+
+/// Labels every record of `db` (whose positions are `boards`) with the
+/// `plies`-ply evaluation of `eval`, replacing any targets it had; the
+/// database no longer holds rollouts.
+pub fn label_with_evaluation(db: &mut PositionDb, boards: &[Board], eval: &Evaluator, plies: u32) {
+    use rayon::prelude::*;
+    let outputs: Vec<nets::Probabilities> = boards
+        .par_iter()
+        .map_init(
+            || eval.scratch(),
+            |s, b| eval.evaluate_plied(b, plies, false, s).outputs,
+        )
+        .collect();
+    for (r, p) in db.records.iter_mut().zip(&outputs) {
+        r.flags = HAS_TARGETS;
+        r.trials = 0;
+        r.targets = *p;
+        r.equity = board::cubeless_equity(p);
+        r.std_errors = [0.0; 5];
+        r.equity_std_error = 0.0;
+    }
+    db.rollout_settings = None;
+}
