@@ -6,7 +6,6 @@ mod commands;
 use clap::{Parser, Subcommand};
 use commands::{bench, db, eval, new, play, plot, td, train, weights};
 use std::process::ExitCode;
-use support::cli::init_threads;
 
 /// bgkit trainer: make, train, compare and evaluate gnubg-compatible nets.
 ///
@@ -77,7 +76,7 @@ fn main() -> ExitCode {
             )?,
         ),
         Command::Bench(args) => {
-            init_threads(args.threads())?;
+            support::cli::init_threads(args.threads)?;
             bench::run(&args)
         }
         Command::Eval(args) => eval::run(&args),

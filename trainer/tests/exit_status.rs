@@ -64,6 +64,14 @@ fn typed_options_refuse_a_wrong_value_with_clap_s_one_line() {
             "invalid value 'bearoff' for '--class",
         ),
         (&["play", "--vs", ""], "invalid value '' for '--vs"),
+        (
+            &["bench", "--db", "x.db", "--class", "race,hyper"],
+            "invalid value 'hyper' for '--class",
+        ),
+        (
+            &["td", "--games", "5", "--threads", "0", "-o", "x.wd"],
+            "invalid value '0' for '--threads",
+        ),
     ] {
         assert_one_line_failure(BIN, "trainer", args, needle);
     }
