@@ -11,6 +11,7 @@ pub mod defaults;
 pub mod eval;
 pub mod evaluator_args;
 pub mod init;
+pub mod keyed;
 pub mod play;
 pub mod positions;
 pub mod provenance;

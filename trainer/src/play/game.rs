@@ -81,13 +81,7 @@ pub fn play_game<'a>(first: &mut Seat<'a>, second: &mut Seat<'a>, dice: &mut Dic
 /// The dice of one game: an independent stream named by `seed`, a purpose
 /// tag and the game (or game pair) number.
 pub fn game_dice(seed: u64, purpose: u32, index: u64) -> Dice {
-    Dice::with_key(&[
-        seed as u32,
-        (seed >> 32) as u32,
-        purpose,
-        index as u32,
-        (index >> 32) as u32,
-    ])
+    crate::keyed::dice(seed, &[purpose, index as u32, (index >> 32) as u32])
 }
 
 #[cfg(test)]

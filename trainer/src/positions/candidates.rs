@@ -11,20 +11,7 @@ use std::collections::HashSet;
 /// position's key and `seed`, so a position always gets the same roll for
 /// a seed whatever else is in the database.
 pub fn roll_for(board: &Board, seed: u64) -> (u8, u8) {
-    let mut h = board
-        .id_bytes()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        });
-    // SplitMix64's finalizer, to mix the seed into every bit.
-    h ^= seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    h ^= h >> 31;
-    let r = (h % 36) as u8;
-    let (a, b) = (r / 6 + 1, r % 6 + 1);
-    (a.max(b), a.min(b))
+    crate::keyed::roll(seed, board)
 }
 
 /// The candidates of every position of `boards` (each `sides[1]` on roll)

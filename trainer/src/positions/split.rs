@@ -7,11 +7,7 @@ use crate::positions::db::PositionDb;
 /// Whether the position of `key` is held out, for the held-out fraction
 /// `holdout` (in `[0, 1]`) and `seed`.
 pub fn held_out(key: &[u8; 10], seed: u64, holdout: f64) -> bool {
-    let mut bytes = seed.to_le_bytes().to_vec();
-    bytes.extend_from_slice(key);
-    let h = databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail");
-    let u = u64::from_str_radix(&h[..16], 16).expect("hex") as f64 / 2f64.powi(64);
-    u < holdout
+    crate::keyed::unit(seed, key) < holdout
 }
 
 /// `db` as (training set, held-out set), each keeping `db`'s rollout

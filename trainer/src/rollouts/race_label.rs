@@ -222,15 +222,8 @@ fn side_batches(
         add_database(bearoff, side, 0, 1.0, &mut base)?;
         return Ok(vec![base]);
     }
-    let k = crate::rollouts::rollout::key_words(key);
-    let mut mt = Mt::new_with_key([
-        seed as u32,
-        (seed >> 32) as u32,
-        k[0],
-        k[1],
-        k[2],
-        OSR_TAG ^ which << 16,
-    ]);
+    let k = crate::keyed::key_words(key);
+    let mut mt = crate::keyed::mt(seed, &[k[0], k[1], k[2], OSR_TAG ^ which << 16]);
     let mut list = MoveList::new();
     let games = games.max(BATCHES as u32);
     let mut batches = vec![SideRace::zero(); BATCHES];

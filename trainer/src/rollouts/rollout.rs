@@ -5,9 +5,9 @@
 //! the seed, the position and the trial, so a result depends on nothing
 //! else (not threads, shards or order).
 
+use crate::keyed::{self, key_words};
 use board::{cubeless_equity, eval_over, invert, Board, Dice, MoveList, Probabilities, Variant};
 use nets::{Class, Evaluator, Scratch};
-use rand_mt::Mt;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -62,26 +62,11 @@ pub struct RolloutResult {
 const ORDER_TAG: u32 = 0x0F1A;
 const LATER_TAG: u32 = 0x1A7E;
 
-/// A position key as three little-endian words (the last padded with
-/// zeros), for keying random streams.
-pub(crate) fn key_words(key: &[u8; 10]) -> [u32; 3] {
-    let mut k = [0u8; 12];
-    k[..10].copy_from_slice(key);
-    std::array::from_fn(|i| u32::from_le_bytes(k[4 * i..4 * i + 4].try_into().expect("4 bytes")))
-}
-
 /// Two permutations of the 36 rolls for a position: the orders in which
 /// trials take their first and second rolls.
 fn roll_orders(seed: u64, key: &[u8; 10]) -> [[u8; 36]; 2] {
     let w = key_words(key);
-    let mut mt = Mt::new_with_key([
-        seed as u32,
-        (seed >> 32) as u32,
-        w[0],
-        w[1],
-        w[2],
-        ORDER_TAG,
-    ]);
+    let mut mt = keyed::mt(seed, &[w[0], w[1], w[2], ORDER_TAG]);
     std::array::from_fn(|_| {
         let mut p: [u8; 36] = std::array::from_fn(|i| i as u8);
         for i in (1..36).rev() {
@@ -238,15 +223,7 @@ pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> R
                 |(s, moves), t| {
                     let first = roll_of(orders[0][(t % 36) as usize]);
                     let second = roll_of(orders[1][((t / 36) % 36) as usize]);
-                    let mut later = Dice::with_key(&[
-                        seed as u32,
-                        (seed >> 32) as u32,
-                        w[0],
-                        w[1],
-                        w[2],
-                        t,
-                        LATER_TAG,
-                    ]);
+                    let mut later = keyed::dice(seed, &[w[0], w[1], w[2], t, LATER_TAG]);
                     trial(eval, board, settings, [first, second], &mut later, s, moves)
                 },
             )

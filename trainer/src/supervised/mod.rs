@@ -15,7 +15,6 @@ use crate::positions::db::{check_targets, position_id, PositionDb, Record};
 use crate::supervised::bench::position_errors;
 use board::{Board, Probabilities};
 use nets::{Class, Evaluator, NetKind, TrainScratch};
-use rand_mt::Mt;
 use serde::{Deserialize, Serialize};
 
 /// The schedule's settings (gnubg-nn's defaults in [`Default`]).
@@ -114,13 +113,7 @@ pub fn net_kind(class: Class, prune: bool) -> NetKind {
 
 /// Permutation number `n` of `len` positions for `seed`.
 pub fn permutation(seed: u64, n: u64, len: usize) -> Vec<u32> {
-    let mut mt = Mt::new_with_key([
-        seed as u32,
-        (seed >> 32) as u32,
-        n as u32,
-        (n >> 32) as u32,
-        0x5EED,
-    ]);
+    let mut mt = crate::keyed::mt(seed, &[n as u32, (n >> 32) as u32, 0x5EED]);
     let mut p: Vec<u32> = (0..len as u32).collect();
     for i in (1..len).rev() {
         let j = ((u64::from(mt.next_u32()) * (i as u64 + 1)) >> 32) as usize;

@@ -35,12 +35,7 @@ impl PruneRecall {
 /// The roll tried for a position: one of the 21, from its key (so the same
 /// position always gets the same roll).
 pub fn roll_for(board: &Board) -> (u8, u8) {
-    let h = board.id_bytes().iter().fold(0x811c_9dc5u32, |h, &b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    let r = (h % 36) as u8;
-    let (a, b) = (r / 6 + 1, r % 6 + 1);
-    (a.max(b), a.min(b))
+    crate::keyed::unseeded_roll(board)
 }
 
 /// Whether the pruning nets of `eval` keep the unpruned 1-ply best move of
