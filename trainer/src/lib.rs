@@ -3,6 +3,23 @@
 //! and their charts, position databases (gnubg-nn `.dat` import/export,
 //! generation, resumable sharded rollouts), and evaluation of positions
 //! with gnubg-compatible nets; `trainer` is its thin command line.
+//!
+//! Every random choice is keyed by a seed ([`keyed`]), so results never
+//! depend on thread counts. A match of pubeval against itself with
+//! duplicate dice (each pair of games replays the same dice with the sides
+//! swapped) is exactly even:
+//!
+//! ```
+//! use trainer::play::game::Player;
+//! use trainer::play::matches::{play_match, DiceMode};
+//! let result = play_match(Player::Pubeval, Player::Pubeval, 20, 7, DiceMode::Duplicate, &mut |_| {})?;
+//! assert_eq!((result.games, result.ppg), (20, 0.0));
+//! // The same seed gives the same dice, whatever else runs.
+//! let mut a = trainer::keyed::dice(7, &[1, 2]);
+//! let mut b = trainer::keyed::dice(7, &[1, 2]);
+//! assert_eq!(a.roll(), b.roll());
+//! # Ok::<(), trainer::play::matches::MatchError>(())
+//! ```
 #![deny(missing_docs)]
 
 pub mod chart;
