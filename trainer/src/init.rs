@@ -17,12 +17,12 @@ pub const MAX_HIDDEN: usize = 4096;
 pub enum InitError {
     /// The hidden size is not one gnubg 1.07 evaluates correctly.
     #[error(
-        "--hidden {0}: the hidden size must be a multiple of 4 between 4 and {MAX_HIDDEN} \
+        "hidden size {0}: must be a multiple of 4 between 4 and {MAX_HIDDEN} \
          (gnubg 1.07's SSE evaluator works on four hidden units at a time)"
     )]
     Hidden(usize),
     /// The hidden slope is out of range.
-    #[error("--beta-hidden {0}: must be in (0, 100]")]
+    #[error("hidden-layer slope {0}: must be in (0, 100]")]
     Beta(f32),
     /// The nets could not be assembled.
     #[error(transparent)]

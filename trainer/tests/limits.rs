@@ -183,7 +183,12 @@ fn absurd_batches_are_refused_before_any_file() {
         "0",
     ];
     args.extend(evaluator());
-    assert_one_line_failure(BIN, "trainer", &args, "--batch-games 18446744073709551615");
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &args,
+        "games per batch 18446744073709551615",
+    );
     assert!(files_in(dir.path()).is_empty(), "nothing written");
 }
 

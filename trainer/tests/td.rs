@@ -459,19 +459,19 @@ fn bad_input_is_one_line_and_leaves_files_alone() {
         "/nonexistent.wd",
     );
     td(&["--weights", s(&corrupt), "--games", "5"], "corrupt.wd");
-    td(&["--weights", w, "--games", "0"], "--games");
-    td(&["--weights", w, "--games", "5", "--alpha", "0"], "--alpha");
+    td(
+        &["--weights", w, "--games", "0"],
+        "games must be at least 1",
+    );
+    td(&["--weights", w, "--games", "5", "--alpha", "0"], "α 0:");
     td(
         &["--weights", w, "--games", "5", "--alpha", "1.5"],
-        "--alpha",
+        "α 1.5:",
     );
-    td(
-        &["--weights", w, "--games", "5", "--lambda", "2"],
-        "--lambda",
-    );
+    td(&["--weights", w, "--games", "5", "--lambda", "2"], "λ 2:");
     td(
         &["--weights", w, "--games", "5", "--lambda", "-0.5"],
-        "--lambda",
+        "λ -0.5:",
     );
     td(&["--weights", w, "--games", "5", "--resume"], "checkpoint");
     assert_one_line_failure(
@@ -517,7 +517,7 @@ fn bad_input_is_one_line_and_leaves_files_alone() {
             "0.2",
             "--resume",
         ],
-        "--alpha",
+        "learning rate α 0.1, now 0.2",
     );
     td(
         &["--weights", w, "--games", "4000", "--batch-games", "4"],

@@ -24,10 +24,10 @@ const INDEPENDENT_TAG: u32 = 0x1D;
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
     /// Zero games.
-    #[error("--games must be at least 1")]
+    #[error("the number of games must be at least 1")]
     NoGames,
     /// Duplicate dice need pairs of games.
-    #[error("--games {0}: duplicate dice play games in pairs, so the number must be even")]
+    #[error("{0} games: duplicate dice play games in pairs, so the number must be even")]
     OddDuplicate(u64),
 }
 

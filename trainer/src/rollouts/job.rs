@@ -116,8 +116,8 @@ pub fn check_no_journal(db: &Path) -> Result<(), JobError> {
         return Err(JobError::Journal {
             path: journal,
             why: format!(
-                "exists: {} has an interrupted rollout or labelling; finish that job with \
-                 --resume, or remove the journal before replacing or relabelling the database",
+                "exists: {} has an interrupted rollout or labelling; resume that job, or \
+                 remove the journal before replacing or relabelling the database",
                 db.display()
             ),
         });
@@ -374,7 +374,7 @@ fn reopen_journal(
         .read(true)
         .write(true)
         .open(journal)
-        .map_err(|e| format!("--resume: cannot open it: {e}"))?;
+        .map_err(|e| format!("cannot reopen it to resume: {e}"))?;
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     check_head(&bytes, fingerprint, positions)?;
@@ -413,7 +413,7 @@ fn create_journal(
     positions: &str,
 ) -> Result<std::fs::File, String> {
     if journal.exists() {
-        return Err("exists: continue that job with --resume, or remove it to start again".into());
+        return Err("exists: resume that job, or remove it to start again".into());
     }
     let mut f = std::fs::OpenOptions::new()
         .write(true)

@@ -150,24 +150,32 @@ impl CheckpointHeader {
         }
         let (a, b) = (&self.settings, settings);
         if a.alpha != b.alpha {
-            return mismatch("--alpha", a.alpha.to_string(), b.alpha.to_string());
+            return mismatch("learning rate α", a.alpha.to_string(), b.alpha.to_string());
         }
         if a.anneal != b.anneal {
-            return mismatch("--anneal", a.anneal.to_string(), b.anneal.to_string());
+            return mismatch(
+                "annealing exponent",
+                a.anneal.to_string(),
+                b.anneal.to_string(),
+            );
         }
         if a.lambda != b.lambda {
-            return mismatch("--lambda", a.lambda.to_string(), b.lambda.to_string());
+            return mismatch("λ", a.lambda.to_string(), b.lambda.to_string());
         }
         if a.seed != b.seed {
-            return mismatch("--seed", a.seed.to_string(), b.seed.to_string());
+            return mismatch("seed", a.seed.to_string(), b.seed.to_string());
         }
         let batch = |x: Option<u64>| x.map_or("none".to_string(), |b| b.to_string());
         if a.batch_games != b.batch_games {
-            return mismatch("--batch-games", batch(a.batch_games), batch(b.batch_games));
+            return mismatch(
+                "games per batch",
+                batch(a.batch_games),
+                batch(b.batch_games),
+            );
         }
         if (a.eval_every, a.eval_games) != (b.eval_every, b.eval_games) {
             return mismatch(
-                "--eval-every/--eval-games",
+                "games between evaluations/evaluation games",
                 format!("{}/{}", a.eval_every, a.eval_games),
                 format!("{}/{}", b.eval_every, b.eval_games),
             );
@@ -232,7 +240,7 @@ mod tests {
             .check_matches("abc", &other, &evaluator())
             .unwrap_err()
             .to_string();
-        assert!(e.contains("--lambda 0, now 0.5"), "{e}");
+        assert!(e.contains("λ 0, now 0.5"), "{e}");
         assert!(header
             .check_matches("abd", &settings(), &evaluator())
             .is_err());

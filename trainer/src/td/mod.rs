@@ -59,35 +59,38 @@ impl TdSettings {
     pub fn validate(&self, games: u64) -> Result<(), TdError> {
         let bad = |m: String| Err(TdError::Setting(m));
         if games == 0 {
-            return bad("--games must be at least 1".into());
+            return bad("the number of games must be at least 1".into());
         }
         if !(self.alpha > 0.0 && self.alpha <= 1.0) {
-            return bad(format!("--alpha {}: must be in (0, 1]", self.alpha));
+            return bad(format!("learning rate α {}: must be in (0, 1]", self.alpha));
         }
         if !(self.anneal >= 0.0 && self.anneal.is_finite()) {
-            return bad(format!("--anneal {}: must be 0 or more", self.anneal));
+            return bad(format!(
+                "annealing exponent {}: must be 0 or more",
+                self.anneal
+            ));
         }
         if !(0.0..=1.0).contains(&self.lambda) {
-            return bad(format!("--lambda {}: must be in [0, 1]", self.lambda));
+            return bad(format!("λ {}: must be in [0, 1]", self.lambda));
         }
         if let Some(b) = self
             .batch_games
             .filter(|b| !(1..=MAX_BATCH_GAMES).contains(b))
         {
             return bad(format!(
-                "--batch-games {b}: must be from 1 to {MAX_BATCH_GAMES} (a batch's positions are held in memory until it is trained)"
+                "games per batch {b}: must be from 1 to {MAX_BATCH_GAMES} (a batch's positions are held in memory until it is trained)"
             ));
         }
         let step = self.batch_games.unwrap_or(1);
         if !self.eval_every.is_multiple_of(step) {
             return bad(format!(
-                "--eval-every {} must be a multiple of --batch-games {step}",
+                "games between evaluations {}: must be a multiple of the games per batch, {step}",
                 self.eval_every
             ));
         }
         if self.eval_every > 0 && (self.eval_games == 0 || self.eval_games % 2 == 1) {
             return bad(format!(
-                "--eval-games {}: duplicate dice need an even number of games, at least 2",
+                "evaluation games {}: duplicate dice need an even number of games, at least 2",
                 self.eval_games
             ));
         }
