@@ -37,7 +37,7 @@ enum Command {
     /// Draw a learning curve (OUT.curve.csv) as PNG or SVG.
     Plot(plot::PlotArgs),
     /// Position databases: import/export .dat, merge, split, dump, stats,
-    /// generate, rollout.
+    /// generate, candidates, rollout, label.
     Db(db::DbArgs),
     /// Supervised training of one class's net on a position database
     /// (gnubg-nn's schedule and Pareto saves).
