@@ -1371,11 +1371,15 @@ fn label_eval_refuses_a_database_with_an_interrupted_race_labelling() {
         std::fs::read(&cut).unwrap(),
         std::fs::read(&journal).unwrap(),
     );
-    for extra in [None, Some("--resume")] {
+    // Without --resume the journal is named; eval has no --resume at all.
+    for (extra, needle) in [
+        (None, "has an interrupted rollout or labelling"),
+        (Some("--resume"), "--resume"),
+    ] {
         let mut args = vec!["db", "label", "eval", s(&cut), "-q"];
         args.extend(extra);
         args.extend(evaluator());
-        assert_one_line_failure(BIN, "trainer", &args, "--resume");
+        assert_one_line_failure(BIN, "trainer", &args, needle);
     }
     let after = (
         std::fs::read(&cut).unwrap(),

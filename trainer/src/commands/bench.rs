@@ -95,7 +95,7 @@ fn open_db_or_dat(path: &Path, eval: &nets::Evaluator) -> Result<PositionDb> {
         head[..n].to_vec()
     };
     if trainer::positions::db::is_position_db(&head) {
-        return PositionDb::open(path).with_context(|| format!("{}", path.display()));
+        return Ok(PositionDb::open(path)?);
     }
     let (db, _) = trainer::positions::dat::read(path, eval.bearoff()).map_err(|e| {
         anyhow::anyhow!(

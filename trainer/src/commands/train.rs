@@ -172,7 +172,7 @@ impl SupervisedHooks for Files {
 
 /// The positions of `--class` in `--db`, refusing a database without any.
 fn records(args: &TrainArgs) -> Result<Vec<Record>> {
-    let db = PositionDb::open(&args.db).with_context(|| format!("{}", args.db.display()))?;
+    let db = PositionDb::open(&args.db)?;
     let records = training_records(&db, args.class.into())
         .with_context(|| format!("{}", args.db.display()))?;
     if records.is_empty() {

@@ -170,9 +170,17 @@ pub enum DbError {
         /// Why.
         error: std::io::Error,
     },
-    /// The file is not a position database or is damaged.
+    /// The bytes are not a position database, or are damaged.
     #[error("not a bgkit position database or damaged: {0}")]
     Corrupt(String),
+    /// The file is not a position database, or is damaged.
+    #[error("{}: not a bgkit position database or damaged: {why}", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
     /// Two databases cannot be merged.
     #[error("{0}")]
     Conflict(String),
@@ -306,8 +314,12 @@ impl PositionDb {
         // A regular file only, refused at once otherwise (a FIFO would
         // block the open).
         let (file, len) = support::input::open(path).map_err(io)?;
+        let damaged = |why: String| DbError::Damaged {
+            path: path.to_owned(),
+            why,
+        };
         if len == 0 {
-            return Err(DbError::Corrupt("empty file".into()));
+            return Err(damaged("empty file".into()));
         }
         // SAFETY: the map is read-only and private to this call; bgkit
         // replaces databases by renaming complete files, never in place, so
@@ -316,7 +328,10 @@ impl PositionDb {
         // handler reports as a one-line error).
         #[allow(unsafe_code)]
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        PositionDb::from_bytes(&map)
+        PositionDb::from_bytes(&map).map_err(|e| match e {
+            DbError::Corrupt(why) => damaged(why),
+            e => e,
+        })
     }
 
     /// Writes the database atomically.

@@ -126,7 +126,7 @@ impl KeepClasses {
 
 /// Opens a database, naming it in the error.
 fn open(path: &Path) -> Result<PositionDb> {
-    PositionDb::open(path).with_context(|| format!("{}", path.display()))
+    Ok(PositionDb::open(path)?)
 }
 
 /// Refuses to replace or relabel a database that an interrupted rollout or
