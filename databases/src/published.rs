@@ -80,6 +80,12 @@ pub fn all() -> impl Iterator<Item = (Kind, &'static str)> {
         .map(|k| (k, published_md5(k).expect("table covers its own kinds")))
 }
 
+/// Hex MD5 of bytes in memory.
+pub fn md5_of(bytes: &[u8]) -> String {
+    use md5::{Digest, Md5};
+    format!("{:x}", Md5::digest(bytes))
+}
+
 /// Hex MD5 of a byte stream.
 pub fn md5_hex(mut reader: impl std::io::Read) -> std::io::Result<String> {
     use md5::{Digest, Md5};

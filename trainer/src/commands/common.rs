@@ -18,7 +18,7 @@ pub fn save_weights(nets: &Nets, path: &Path, mut record: Provenance) -> Result<
     let bytes = nets::weights::to_bytes(nets, Format::for_path(path))
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     write_atomically(path, &bytes)?;
-    record.md5 = databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail");
+    record.md5 = databases::published::md5_of(&bytes);
     trainer::provenance::save(path, &record)
         .map_err(io_context(&trainer::provenance::path_for(path)))
 }

@@ -78,7 +78,7 @@ impl From<NetChoice> for NetKind {
 /// The MD5 of a net's values (little-endian f32, file order).
 fn net_md5(net: &nets::Net) -> String {
     let bytes: Vec<u8> = net.values().flat_map(f32::to_le_bytes).collect();
-    databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail")
+    databases::published::md5_of(&bytes)
 }
 
 /// The claim of a command writing weights to `output` (and its provenance)

@@ -104,7 +104,7 @@ pub fn positions_md5(db: &PositionDb) -> String {
     for r in &db.records {
         bytes.extend_from_slice(&r.key);
     }
-    databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail")
+    databases::published::md5_of(&bytes)
 }
 
 /// Fails if the database at `db` has a journal: an interrupted job
