@@ -163,18 +163,18 @@ pub fn run(args: &WeightsArgs) -> Result<Outcome> {
 }
 
 fn info(file: &Path) -> Result<Outcome> {
-    let nets = load_weights(file)?;
     let limit = support::input::Limit {
         bytes: nets::weights::MAX_FILE_LEN,
         what: "weights file",
     };
     let bytes = read_input(file, limit)?;
-    let format = if nets::weights_binary::is_binary(&bytes) {
-        "binary (gnubg.wd)"
-    } else {
-        "text (gnubg.weights)"
+    let (nets, format) = nets::weights::parse(&bytes)
+        .map_err(|e| anyhow::anyhow!("cannot load weights {}: {e}", file.display()))?;
+    let format = match format {
+        nets::weights::Format::Binary => "binary (gnubg.wd)",
+        nets::weights::Format::Text => "text (gnubg.weights)",
     };
-    let md5 = databases::published::md5_hex(&bytes[..]).expect("hashing memory cannot fail");
+    let md5 = databases::published::md5_of(&bytes);
     let recorded = provenance::recorded_n_trained(file, &md5);
     let trained = match &recorded {
         Recorded::Counts(t) => Some(*t),
