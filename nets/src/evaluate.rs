@@ -1,4 +1,4 @@
-//! The 0-ply evaluator (docs/formats.md#0-ply-and-1-ply) and n-ply search (gnubg's
+//! The 0-ply evaluator (docs/formats.md#0-ply-and-n-ply) and n-ply search (gnubg's
 //! `EvaluatePositionFull`). The [`Evaluator`] is immutable and `Sync`: share
 //! it between threads and give each thread its own [`Scratch`].
 
@@ -13,8 +13,8 @@ use crate::inputs::{
 use crate::net::{NetKind, Nets};
 use crate::race_backgammon::race_backgammon_override;
 use crate::sanity::sanity_check;
-use board::{cubeless_equity, invert, Probabilities};
-use board::{eval_over, Board, MoveList, Variant, ROLLS};
+use board::{cubeless_equity, Probabilities};
+use board::{eval_over, Board, MoveList, Variant};
 
 /// Why an evaluator cannot be built.
 #[derive(Debug, thiserror::Error)]
@@ -257,6 +257,55 @@ impl Evaluator {
         }
     }
 
+    /// The pruning-net evaluations (as [`Evaluator::evaluate_pruning_net`]
+    /// gives them) of the batch boards, all of class `class` (race, crashed
+    /// or contact), into the batch outputs; evaluated together when the CPU
+    /// has AVX2 ([`crate::forward_batch`]), with the same bits.
+    pub(crate) fn evaluate_pruning_batch(
+        &self,
+        class: Class,
+        b: &mut BatchScratch,
+        s: &mut NetScratch,
+    ) {
+        let n = b.boards.len();
+        b.outputs.clear();
+        let kind = NetKind::for_class(class, true).unwrap_or(NetKind::PruneContact);
+        let net = self.nets.get(kind);
+        if n < 2
+            || !crate::forward_batch::batch_available(self.simd)
+            || !crate::forward_batch::batch_exact(net)
+        {
+            for board in &b.boards {
+                let out = self.evaluate_pruning(board, class, s);
+                b.outputs.push(out);
+            }
+            return;
+        }
+        let width = net.inputs();
+        b.inputs.resize(n * width, 0.0);
+        for (board, row) in b.boards.iter().zip(b.inputs.chunks_exact_mut(width)) {
+            crate::inputs::base_inputs(board, row);
+        }
+        b.net_out.resize(n, [0.0; 5]);
+        crate::forward_batch::forward_batch(
+            net,
+            &b.inputs,
+            n,
+            &mut b.hidden,
+            &mut b.net_out,
+            self.arith,
+            self.simd,
+        );
+        for (board, &raw) in b.boards.iter().zip(&b.net_out) {
+            let mut out = raw;
+            if class == Class::Race {
+                race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
+            }
+            sanity_check(board, &mut out, &self.bearoff);
+            b.outputs.push(out);
+        }
+    }
+
     /// Writes the input vector of the net that evaluates `class` (contact,
     /// crashed or race) into `out` and returns that net's slot; `None` for
     /// classes evaluated without a net.
@@ -366,43 +415,5 @@ impl Evaluator {
         }
         sanity_check(board, &mut out, &self.bearoff);
         out
-    }
-
-    /// n-ply evaluation (gnubg's `EvaluatePositionFull`): for each of the 21
-    /// rolls the side on roll plays its best move (chosen at 0-ply, with
-    /// gnubg's pruning nets if `prune`), the resulting position is evaluated
-    /// at `plies − 1`, and the results are averaged and inverted. Exact
-    /// classes (game over, two-sided bearoff) are never searched.
-    pub fn evaluate_plied(
-        &self,
-        board: &Board,
-        plies: u32,
-        prune: bool,
-        scratch: &mut Scratch,
-    ) -> Evaluation {
-        let class = self.classify(board);
-        if plies == 0 || class.is_exact() {
-            return Evaluation {
-                class,
-                outputs: self.evaluate_class(board, class, &mut scratch.net),
-            };
-        }
-        let mut acc = [0f32; 5];
-        for roll in ROLLS {
-            let after = self
-                .best_move(board, roll.high, roll.low, prune, scratch)
-                .unwrap_or(*board);
-            let reply = self.evaluate_plied(&after.swapped(), plies - 1, prune, scratch);
-            let w = roll.weight() as f32;
-            for (a, v) in acc.iter_mut().zip(reply.outputs) {
-                *a += w * v;
-            }
-        }
-        let div = self.arith.division();
-        let mean = acc.map(|a| div.div(a, 36.0));
-        Evaluation {
-            class,
-            outputs: invert(&mean),
-        }
     }
 }

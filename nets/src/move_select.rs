@@ -62,7 +62,21 @@ impl Evaluator {
         d1: u8,
         scratch: &mut Scratch,
     ) -> Option<(Board, Evaluation)> {
-        let chosen = self.choose_move(board, d0, d1, false, scratch)?;
+        self.choose_move_evaluated(board, d0, d1, false, scratch)
+    }
+
+    /// [`Evaluator::best_move`] with the 0-ply evaluation of the position
+    /// after the move, opponent on roll, as [`Evaluator::best_move_evaluated`]
+    /// gives it (with the pruning nets if `prune`).
+    pub fn choose_move_evaluated(
+        &self,
+        board: &Board,
+        d0: u8,
+        d1: u8,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> Option<(Board, Evaluation)> {
+        let chosen = self.choose_move(board, d0, d1, prune, scratch)?;
         let next = chosen.board.swapped();
         let b = &scratch.batch;
         let scored = b
@@ -132,25 +146,26 @@ impl Evaluator {
     /// lowest opponent equity (in gnubg's bookkeeping order) and score those
     /// fully; otherwise score every move fully.
     fn pruned_best(&self, n: usize, scratch: &mut Scratch) -> usize {
+        let Scratch {
+            moves, batch, net, ..
+        } = scratch;
+        batch.boards.clear();
+        batch
+            .boards
+            .extend(moves.boards()[..n].iter().map(Board::swapped));
+        let class = self.classify(&batch.boards[0]);
+        if class < Class::Race || batch.boards[1..].iter().any(|b| self.classify(b) != class) {
+            return self.first_best(0..n, scratch);
+        }
+        self.evaluate_pruning_batch(class, batch, net);
+        scratch.scores.clear();
+        scratch
+            .scores
+            .extend(scratch.batch.outputs.iter().map(cubeless_equity));
         let kept = prune_moves(n);
         let mut keep = [0usize; MAX_PRUNE_MOVES];
-        scratch.scores.clear();
-        let mut class = Class::Over;
-        for i in 0..n {
-            let opp = scratch.moves.boards()[i].swapped();
-            let c = self.classify(&opp);
-            if i == 0 {
-                if c < Class::Race {
-                    return self.first_best(0..n, scratch);
-                }
-                class = c;
-            } else if c != class {
-                return self.first_best(0..n, scratch);
-            }
-            let out = self.evaluate_pruning(&opp, class, &mut scratch.net);
-            let score = cubeless_equity(&out);
-            scratch.scores.push(score);
-            let s = &scratch.scores;
+        let s = &scratch.scores;
+        for (i, &score) in s.iter().enumerate() {
             if i < kept {
                 // Slot 0 holds the worst (highest) kept score.
                 keep[i] = i;

@@ -7,38 +7,11 @@
 
 mod common;
 
-use nets::Arithmetic;
-
 /// The positions `refs` at `plies`, each with its prune setting: gnubg's
 /// bits and ours, equal.
 fn compare(refs: &[common::Reference], plies: u32) -> usize {
     let rows: Vec<(String, bool)> = refs.iter().map(|r| (r.id.clone(), r.prune)).collect();
-    let dir = common::shipped_data_dir();
-    let theirs = common::gnubg_evaluate(dir.path(), &rows, plies);
-    let eval = common::evaluator(Arithmetic::GnubgFastMathNative);
-    let mut s = eval.scratch();
-    let mut differ = Vec::new();
-    for (r, t) in refs.iter().zip(&theirs) {
-        let ours = eval.evaluate_plied(&r.board, plies, r.prune, &mut s);
-        if ours.outputs.map(f32::to_bits) != *t {
-            differ.push(format!(
-                "{} prune={}: ours {:?}, gnubg {:?}",
-                r.id,
-                r.prune,
-                ours.outputs,
-                t.map(f32::from_bits)
-            ));
-        }
-    }
-    assert!(
-        differ.is_empty(),
-        "{} of {} positions differ at {plies} ply on this CPU ({}), e.g. {:?}",
-        differ.len(),
-        refs.len(),
-        nets::cpu::detected(),
-        &differ[..differ.len().min(3)]
-    );
-    refs.len()
+    common::assert_native_equals_gnubg(&rows, plies)
 }
 
 /// Every third reference position: all five classes, about 3,400

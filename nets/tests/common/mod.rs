@@ -114,7 +114,10 @@ pub fn gnubg_file(path: &str) -> &str {
 /// gnubg's Python `evaluate` gives on this CPU.
 pub fn gnubg_evaluate(dir: &Path, rows: &[(String, bool)], plies: u32) -> Vec<[u32; 5]> {
     use std::fmt::Write as _;
-    let script = dir.join("eval.py");
+    // Each run has its own script and settings folder, so that runs can
+    // share `dir` at the same time.
+    let work = tempfile::tempdir_in(dir).unwrap();
+    let script = work.path().join("eval.py");
     let mut list = String::new();
     for (id, prune) in rows {
         write!(list, "({id:?}, {}), ", u8::from(*prune)).unwrap();
@@ -131,7 +134,7 @@ pub fn gnubg_evaluate(dir: &Path, rows: &[(String, bool)], plies: u32) -> Vec<[u
         ),
     )
     .unwrap();
-    let prefs = dir.join("prefs");
+    let prefs = work.path().join("prefs");
     std::fs::create_dir_all(&prefs).unwrap();
     let out = std::process::Command::new(gnubg_file(GNUBG))
         .args(["-t", "-q", "-r", "-P"])
@@ -140,7 +143,7 @@ pub fn gnubg_evaluate(dir: &Path, rows: &[(String, bool)], plies: u32) -> Vec<[u
         .arg(&prefs)
         .arg("-p")
         .arg(&script)
-        .env("HOME", dir)
+        .env("HOME", work.path())
         .output()
         .expect("gnubg runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -159,6 +162,101 @@ pub fn gnubg_evaluate(dir: &Path, rows: &[(String, bool)], plies: u32) -> Vec<[u
         String::from_utf8_lossy(&out.stderr)
     );
     got
+}
+
+/// [`gnubg_evaluate`] of `rows` split over several gnubg processes at
+/// once (gnubg's Python `evaluate` spends most of a fast evaluation
+/// waiting on its worker thread, so processes overlap well even on few
+/// cores); the results in the order of `rows`.
+pub fn gnubg_evaluate_parallel(dir: &Path, rows: &[(String, bool)], plies: u32) -> Vec<[u32; 5]> {
+    const PROCESSES: usize = 8;
+    let part = rows.len().div_ceil(PROCESSES).max(1);
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = rows
+            .chunks(part)
+            .map(|chunk| scope.spawn(move || gnubg_evaluate(dir, chunk, plies)))
+            .collect();
+        runs.into_iter()
+            .flat_map(|run| run.join().expect("a gnubg run"))
+            .collect()
+    })
+}
+
+/// `eval`'s `plies`-ply evaluations of `rows` (Position ID, prune) as f32
+/// bits, computed on every core.
+pub fn our_evaluations(eval: &Evaluator, rows: &[(String, bool)], plies: u32) -> Vec<[u32; 5]> {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let part = rows.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = rows
+            .chunks(part)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut s = eval.scratch();
+                    chunk
+                        .iter()
+                        .map(|(id, prune)| {
+                            let board = Board::from_position_id(id).unwrap();
+                            eval.evaluate_plied(&board, plies, *prune, &mut s)
+                                .outputs
+                                .map(f32::to_bits)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .flat_map(|run| run.join().expect("an evaluation thread"))
+            .collect()
+    })
+}
+
+/// A position whose evaluations differ.
+#[derive(Debug)]
+pub struct Difference {
+    pub id: String,
+    pub prune: bool,
+    pub ours: [f32; 5],
+    pub gnubg: [f32; 5],
+}
+
+/// The positions of `rows` (Position ID, prune) where `--native-rcp`
+/// does not give, bit for bit, what the installed gnubg prints on this CPU
+/// at `plies`; both sides run in parallel.
+pub fn native_differences(rows: &[(String, bool)], plies: u32) -> Vec<Difference> {
+    let dir = shipped_data_dir();
+    let eval = evaluator(Arithmetic::GnubgFastMathNative);
+    let (theirs, ours) = std::thread::scope(|scope| {
+        let theirs = scope.spawn(|| gnubg_evaluate_parallel(dir.path(), rows, plies));
+        let ours = our_evaluations(&eval, rows, plies);
+        (theirs.join().expect("the gnubg runs"), ours)
+    });
+    rows.iter()
+        .zip(theirs.iter().zip(&ours))
+        .filter(|(_, (t, o))| t != o)
+        .map(|((id, prune), (t, o))| Difference {
+            id: id.clone(),
+            prune: *prune,
+            ours: o.map(f32::from_bits),
+            gnubg: t.map(f32::from_bits),
+        })
+        .collect()
+}
+
+/// Checks that `--native-rcp` gives, bit for bit, what the installed
+/// gnubg prints on this CPU for each (Position ID, prune) of `rows` at
+/// `plies`. Returns the number of positions.
+pub fn assert_native_equals_gnubg(rows: &[(String, bool)], plies: u32) -> usize {
+    let differ = native_differences(rows, plies);
+    assert!(
+        differ.is_empty(),
+        "{} of {} positions differ at {plies} ply on this CPU ({}), e.g. {:?}",
+        differ.len(),
+        rows.len(),
+        nets::cpu::detected(),
+        &differ[..differ.len().min(3)]
+    );
+    rows.len()
 }
 
 /// A package data directory for gnubg holding links to the shipped weights
