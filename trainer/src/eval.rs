@@ -10,9 +10,10 @@ use support::stdio::{shorten, Line};
 /// How positions are evaluated and printed.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EvalOptions {
-    /// Search depth (0 or 1).
+    /// Search depth (0 to [`nets::MAX_PLIES`]).
     pub plies: u32,
-    /// At 1 ply, choose replies with gnubg's pruning nets.
+    /// Above 0 ply, choose the moves of the search with gnubg's pruning
+    /// nets (gnubg's move filters for evaluation).
     pub prune: bool,
     /// One JSON object per line instead of tab-separated columns.
     pub json: bool,
@@ -79,10 +80,24 @@ pub enum StreamError {
     Write(#[source] io::Error),
 }
 
+/// Positions evaluated together (in parallel) when more than one thread
+/// works; with one thread each line is answered as soon as it is read.
+const CHUNK: usize = 256;
+
+/// A line of the input, read and checked.
+enum Parsed {
+    /// A Position ID and its position.
+    Good(String, Board),
+    /// Why the line is not a Position ID.
+    Bad(String),
+}
+
 /// Evaluates every ID of `ids` (blank lines are skipped) and writes a line
-/// for each to `out`. A line that is not a valid Position ID (too long, not
-/// UTF-8, not an ID) is passed to `on_bad` with the reason, and the stream
-/// goes on. Stops at the first I/O error of `ids` or `out`.
+/// for each to `out`, in input order; chunks of positions are evaluated in
+/// parallel on the current rayon pool. A line that is not a valid Position
+/// ID (too long, not UTF-8, not an ID) is passed to `on_bad` with the
+/// reason, and the stream goes on. Stops at the first I/O error of `ids`
+/// or `out`.
 pub fn evaluate_ids(
     evaluator: &Evaluator,
     options: EvalOptions,
@@ -90,41 +105,100 @@ pub fn evaluate_ids(
     out: &mut impl Write,
     mut on_bad: impl FnMut(String),
 ) -> Result<Summary, StreamError> {
-    let mut scratch = evaluator.scratch();
+    let chunk = if rayon::current_num_threads() > 1 {
+        CHUNK
+    } else {
+        1
+    };
     let mut summary = Summary::default();
+    let mut pending = Vec::with_capacity(chunk);
     for line in ids {
-        let bytes = match line.map_err(StreamError::Read)? {
-            Line::Text(bytes) => bytes,
-            Line::TooLong => {
-                summary.bad += 1;
-                on_bad(format!("input line longer than {MAX_LINE} bytes"));
-                continue;
-            }
-        };
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            summary.bad += 1;
-            on_bad("input line is not UTF-8 text".to_owned());
-            continue;
-        };
-        let id = text.trim();
-        if id.is_empty() {
-            continue;
+        if let Some(parsed) = parse_line(line.map_err(StreamError::Read)?) {
+            pending.push(parsed);
         }
-        match Board::from_position_id(id) {
-            Ok(board) => {
-                let e =
-                    evaluator.evaluate_plied(&board, options.plies, options.prune, &mut scratch);
-                write_line(out, id, &e, options.json).map_err(StreamError::Write)?;
+        if pending.len() >= chunk {
+            write_chunk(
+                evaluator,
+                options,
+                &mut pending,
+                out,
+                &mut on_bad,
+                &mut summary,
+            )?;
+        }
+    }
+    write_chunk(
+        evaluator,
+        options,
+        &mut pending,
+        out,
+        &mut on_bad,
+        &mut summary,
+    )?;
+    out.flush().map_err(StreamError::Write)?;
+    Ok(summary)
+}
+
+/// Reads one input line: `None` for a blank line.
+fn parse_line(line: Line) -> Option<Parsed> {
+    let bytes = match line {
+        Line::Text(bytes) => bytes,
+        Line::TooLong => {
+            return Some(Parsed::Bad(format!(
+                "input line longer than {MAX_LINE} bytes"
+            )))
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Some(Parsed::Bad("input line is not UTF-8 text".to_owned()));
+    };
+    let id = text.trim();
+    if id.is_empty() {
+        return None;
+    }
+    Some(match Board::from_position_id(id) {
+        Ok(board) => Parsed::Good(id.to_owned(), board),
+        Err(err) => Parsed::Bad(bad_id(id, err)),
+    })
+}
+
+/// Evaluates the positions of `pending` in parallel, then writes their
+/// lines (and reports the bad ones) in order, and empties it.
+fn write_chunk(
+    evaluator: &Evaluator,
+    options: EvalOptions,
+    pending: &mut Vec<Parsed>,
+    out: &mut impl Write,
+    on_bad: &mut impl FnMut(String),
+    summary: &mut Summary,
+) -> Result<(), StreamError> {
+    use rayon::prelude::*;
+    let results: Vec<Result<(String, Evaluation), String>> = pending
+        .par_drain(..)
+        .map_init(
+            || evaluator.scratch(),
+            |scratch, parsed| match parsed {
+                Parsed::Good(id, board) => Ok((
+                    id,
+                    evaluator.evaluate_plied(&board, options.plies, options.prune, scratch),
+                )),
+                Parsed::Bad(why) => Err(why),
+            },
+        )
+        .collect();
+    for result in results {
+        match result {
+            Ok((id, e)) => {
+                write_line(out, &id, &e, options.json).map_err(StreamError::Write)?;
                 summary.evaluated += 1;
             }
-            Err(err) => {
+            Err(why) => {
                 summary.bad += 1;
-                on_bad(bad_id(id, err));
+                on_bad(why);
             }
         }
     }
-    out.flush().map_err(StreamError::Write)?;
-    Ok(summary)
+    Ok(())
 }
 
 /// The message for an invalid ID (a long one is shortened).

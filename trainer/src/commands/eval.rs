@@ -13,12 +13,17 @@ use trainer::evaluator_args::EvaluatorArgs;
 pub struct EvalArgs {
     #[command(flatten)]
     evaluator: EvaluatorArgs,
-    /// Search depth.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1))]
+    /// Search depth: 0 is the nets alone; n averages the (n−1)-ply
+    /// evaluations after each of the 21 rolls, played at 0 ply.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=nets::MAX_PLIES as i64))]
     plies: u32,
-    /// At 1 ply, choose replies with gnubg's pruning nets.
+    /// Above 0 ply, choose the moves of the search with gnubg's pruning
+    /// nets (its default for analysis).
     #[arg(long)]
     prune: bool,
+    /// Worker threads (default: all cores); the output never depends on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
     /// One JSON object per line: {"id", "class", "outputs", "equity"}.
     #[arg(long)]
     json: bool,
@@ -30,6 +35,7 @@ pub struct EvalArgs {
 /// Runs `trainer eval`; bad input lines are reported one per line and make
 /// the exit status 1, the others are still evaluated.
 pub fn run(args: &EvalArgs) -> Result<Outcome> {
+    support::cli::init_threads(args.threads)?;
     let evaluator = args.evaluator.build()?;
     let options = EvalOptions {
         plies: args.plies,

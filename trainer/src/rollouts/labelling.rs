@@ -5,7 +5,7 @@
 //! evaluation.
 
 use crate::positions::db::{DbError, PositionDb, Record, HAS_TARGETS};
-use crate::rollouts::job::{finish, journaled, JobError, Journal};
+use crate::rollouts::job::{finish, journaled, JobError, Journal, Shard};
 use crate::rollouts::race_label;
 use board::Board;
 use nets::{BearoffDatabases, Evaluator};
@@ -155,25 +155,118 @@ impl RaceLabelling<'_> {
     }
 }
 
-/// Labels every record of `db` (whose positions are `boards`) with the
-/// `plies`-ply evaluation of `eval`, replacing any targets it had; the
-/// database no longer holds rollouts.
-pub fn label_with_evaluation(db: &mut PositionDb, boards: &[Board], eval: &Evaluator, plies: u32) {
-    use rayon::prelude::*;
-    let outputs: Vec<nets::Probabilities> = boards
-        .par_iter()
-        .map_init(
-            || eval.scratch(),
-            |s, b| eval.evaluate_plied(b, plies, false, s).outputs,
-        )
-        .collect();
-    for (r, p) in db.records.iter_mut().zip(&outputs) {
-        r.flags = HAS_TARGETS;
-        r.trials = 0;
-        r.targets = *p;
-        r.equity = board::cubeless_equity(p);
-        r.std_errors = [0.0; 5];
-        r.equity_std_error = 0.0;
+/// How a database is labelled with an evaluator's n-ply evaluation
+/// (`db label eval`): journaled as a rollout is, so kill -9 loses no
+/// finished position, a resumed run gives the same bytes and shards on
+/// copies merge into the unsharded result.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalLabelling<'a> {
+    /// The evaluator.
+    pub eval: &'a Evaluator,
+    /// Plies of the evaluation (0 to [`nets::MAX_PLIES`]).
+    pub plies: u32,
+    /// Choose the moves of the search with gnubg's pruning nets.
+    pub prune: bool,
+    /// The MD5 of the weights file, for the fingerprint.
+    pub weights_md5: &'a str,
+    /// The positions this run labels.
+    pub shard: Shard,
+}
+
+/// What an evaluation labelling did.
+#[derive(Clone, Debug)]
+pub struct EvalSummary {
+    /// Positions of the shard, labelled.
+    pub labelled: usize,
+    /// Of which read back from the journal.
+    pub resumed: usize,
+    /// The settings, for the provenance record.
+    pub settings: serde_json::Value,
+}
+
+impl EvalLabelling<'_> {
+    /// The settings the labels depend on (their MD5 is the journal's
+    /// fingerprint).
+    pub fn settings(&self) -> Result<serde_json::Value, LabellingError> {
+        Ok(serde_json::json!({
+            "label": "eval",
+            "plies": self.plies,
+            "prune": self.prune,
+            "weights_md5": self.weights_md5,
+            "evaluator": crate::evaluator_args::EvaluatorId::of(self.eval)?,
+            "shard": format!("{}/{}", self.shard.index, self.shard.count),
+        }))
     }
-    db.rollout_settings = None;
+
+    /// Labels the positions of the shard in `db`, the database at `path`,
+    /// replacing any targets they had; a shard's run clears the records
+    /// of the other shards (so that [`PositionDb::merge`] of the shards'
+    /// copies gives the unsharded result). Journaled (`how`); then saves
+    /// the database and removes the journal. `progress(done, total)`
+    /// follows the positions finished; `stop()` ends the run after a chunk
+    /// (the journal keeps the work; returns `None`).
+    pub fn run(
+        &self,
+        path: &Path,
+        db: &mut PositionDb,
+        how: Journal,
+        progress: &mut dyn FnMut(usize, usize),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<EvalSummary>, LabellingError> {
+        let settings = self.settings()?;
+        let fingerprint = databases::published::md5_hex(settings.to_string().as_bytes())?;
+        let todo: Vec<usize> = (0..db.records.len())
+            .filter(|&i| self.shard.contains(i))
+            .collect();
+        if todo.is_empty() {
+            return Err(LabellingError::NothingToLabel("positions in this shard"));
+        }
+        let total = todo.len();
+        let work = |i: usize, r: &Record| self.label(i, r);
+        let ran = journaled(
+            path,
+            db,
+            &fingerprint,
+            todo,
+            how,
+            &work,
+            &mut |done| progress(done, total),
+            stop,
+        )?;
+        let Some((resumed, _)) = ran else {
+            return Ok(None);
+        };
+        for (i, r) in db.records.iter_mut().enumerate() {
+            if !self.shard.contains(i) {
+                *r = Record::new(r.key, r.class());
+            }
+        }
+        db.rollout_settings = None;
+        finish(path, db)?;
+        Ok(Some(EvalSummary {
+            labelled: total,
+            resumed,
+            settings,
+        }))
+    }
+
+    /// Record `i`, `r`, labelled.
+    fn label(&self, i: usize, r: &Record) -> Result<Record, DbError> {
+        let board = Board::from_id_bytes(&r.key)
+            .map_err(|e| DbError::Corrupt(format!("record {i} is not a position ({e})")))?;
+        let mut scratch = self.eval.scratch();
+        let outputs = self
+            .eval
+            .evaluate_plied(&board, self.plies, self.prune, &mut scratch)
+            .outputs;
+        Ok(Record {
+            flags: HAS_TARGETS,
+            trials: 0,
+            targets: outputs,
+            equity: board::cubeless_equity(&outputs),
+            std_errors: [0.0; 5],
+            equity_std_error: 0.0,
+            ..*r
+        })
+    }
 }

@@ -1,17 +1,17 @@
 //! `db label race` and `db label eval`.
 
-use super::{boards_of, check_db_output, claim_in_place, open, save_provenance, save_recorded};
+use super::{claim_in_place, open, save_provenance};
 use crate::commands::args::RunArgs;
 use crate::commands::common::file_md5;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::evaluator_args::EvaluatorArgs;
-use trainer::rollouts::job::{journal_path, Journal};
-use trainer::rollouts::labelling::{label_with_evaluation, RaceLabelling, RaceSummary};
+use trainer::rollouts::job::{journal_path, Journal, Shard};
+use trainer::rollouts::labelling::{EvalLabelling, RaceLabelling, RaceSummary};
 
 /// Arguments of `db label`: the mode, then the database and the mode's
 /// options (`db label race DB …`, `db label eval DB …`).
@@ -28,8 +28,9 @@ enum LabelMode {
     /// one-sided bearoff database where both sides fit, else a one-sided
     /// rollout of each side (journaled: `--resume` continues).
     Race(RaceArgs),
-    /// Label every position with the weights' evaluation at --plies
-    /// (replacing any targets it had).
+    /// Label every position with the weights' n-ply evaluation (replacing
+    /// any targets it had; journaled: `--resume` continues, `--shard`
+    /// splits the work over copies that `db merge` joins).
     Eval(EvalArgs),
 }
 
@@ -67,9 +68,23 @@ struct RaceArgs {
 struct EvalArgs {
     /// The database (rewritten atomically at the end).
     db: PathBuf,
-    /// Plies of the evaluation.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1))]
+    /// Plies of the evaluation (gnubg's n-ply, cubeless).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=nets::MAX_PLIES as i64))]
     plies: u32,
+    /// Above 0 ply, choose the moves of the search with gnubg's pruning
+    /// nets (its default for analysis).
+    #[arg(long)]
+    prune: bool,
+    /// Label only positions i with i mod N = K − 1 (the others are
+    /// cleared in this copy; `db merge` joins the shards' copies).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Continue an interrupted labelling from DB.journal.
+    #[arg(long)]
+    resume: bool,
+    /// Positions labelled between journal syncs.
+    #[arg(long, default_value_t = 64, hide = true)]
+    chunk: usize,
     #[command(flatten)]
     evaluator: EvaluatorArgs,
     #[command(flatten)]
@@ -90,7 +105,7 @@ impl LabelArgs {
 pub fn run(args: &LabelArgs, stop: &AtomicBool) -> Result<Outcome> {
     match &args.mode {
         LabelMode::Race(a) => race(a, stop),
-        LabelMode::Eval(a) => eval(a),
+        LabelMode::Eval(a) => eval(a, stop),
     }
 }
 
@@ -162,30 +177,67 @@ fn report_race(args: &RaceArgs, summary: &RaceSummary) -> Result<()> {
 }
 
 /// `db label eval`.
-fn eval(args: &EvalArgs) -> Result<Outcome> {
+fn eval(args: &EvalArgs, stop: &AtomicBool) -> Result<Outcome> {
     let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
     let eval = args.evaluator.build()?;
     let _claim = claim_in_place(args.evaluator.input_files(), &args.db)?;
     let mut db = open(&args.db)?;
-    check_db_output(&args.db)?;
-    if db.records.is_empty() {
-        bail!("{}: no positions to label", args.db.display());
+    let weights_md5 = file_md5(&weights)?;
+    let labelling = EvalLabelling {
+        eval: &eval,
+        plies: args.plies,
+        prune: args.prune,
+        weights_md5: &weights_md5,
+        shard: args.shard.unwrap_or(Shard::ALL),
+    };
+    let how = Journal {
+        resume: args.resume,
+        chunk: args.chunk,
+    };
+    let mut bar: Option<Progress> = None;
+    let context = || format!("{}", args.db.display());
+    let summary = labelling
+        .run(
+            &args.db,
+            &mut db,
+            how,
+            &mut |done, total| {
+                bar.get_or_insert_with(|| {
+                    Progress::new(
+                        "trainer db label",
+                        "positions",
+                        total as u64,
+                        args.run.quiet,
+                    )
+                })
+                .update(done as u64)
+            },
+            &|| stop.load(Ordering::SeqCst),
+        )
+        .with_context(context)?;
+    if let Some(bar) = bar {
+        bar.finish();
     }
-    let boards = boards_of(&db, &args.db)?;
-    label_with_evaluation(&mut db, &boards, &eval, args.plies);
-    save_recorded(
-        &db,
-        &args.db,
-        serde_json::json!({
-            "label": "eval",
-            "plies": args.plies,
-            "weights": weights, "weights_md5": file_md5(&weights)?,
-        }),
-    )?;
+    let Some(summary) = summary else {
+        support::note!(
+            "trainer db label: stopped; finished positions are in {} (continue with --resume)",
+            journal_path(&args.db).display()
+        );
+        return Ok(Outcome::Interrupted);
+    };
+    let mut settings = summary.settings;
+    settings["weights"] = serde_json::json!(weights);
+    save_provenance(&args.db, settings)?;
+    let resumed = if summary.resumed > 0 {
+        format!(" ({} from the journal)", summary.resumed)
+    } else {
+        String::new()
+    };
     support::outln!(
-        "trainer db label: {} positions labelled with the {}-ply evaluation of {}; wrote {}",
-        db.records.len(),
+        "trainer db label: {} positions labelled{resumed} with the {}-ply{} evaluation of {}; wrote {}",
+        summary.labelled,
         args.plies,
+        if args.prune && args.plies > 0 { " pruned" } else { "" },
         weights.display(),
         args.db.display()
     )?;

@@ -1,0 +1,264 @@
+//! `trainer db label eval --plies N [--prune]`: journaled n-ply labels
+//! (kill -9 then `--resume` gives the same bytes; shards on copies merge
+//! into the unsharded result), `trainer eval --plies` in parallel, and
+//! bad input refused before anything is written.
+
+mod common;
+
+use common::{dump, ok, s, BIN, GNUBG_WD, OS0, TS0};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+use test_support::{assert_one_line_failure, describe, gnubg_file, tempdir, wait_until, Running};
+
+fn evaluator() -> [&'static str; 6] {
+    gnubg_file(GNUBG_WD);
+    gnubg_file(OS0);
+    gnubg_file(TS0);
+    ["--weights", GNUBG_WD, "--bearoff", OS0, "--bearoff", TS0]
+}
+
+/// A database of the first `n` positions of the fixture (gnubg's 0-ply
+/// evaluations of positions of every class) at `path`.
+fn positions(dir: &Path, name: &str, n: usize) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gnubg_0ply_200.dat");
+    let text: String = std::fs::read_to_string(fixture)
+        .unwrap()
+        .lines()
+        .take(n)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dat = dir.join(format!("{name}.dat"));
+    std::fs::write(&dat, text).unwrap();
+    let db = dir.join(name);
+    ok(&["db", "import", s(&dat), "-o", s(&db)]);
+    db
+}
+
+/// `db label eval DB --plies 2 --prune` with `extra` arguments.
+fn label(db: &Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "db",
+        "label",
+        "eval",
+        s(db),
+        "--plies",
+        "2",
+        "--prune",
+        "-q",
+    ];
+    args.extend(extra);
+    args.extend(evaluator());
+    ok(&args)
+}
+
+#[test]
+fn labels_are_the_evaluations_of_trainer_eval() {
+    let dir = tempdir("bgkit-nply.");
+    let db = positions(dir.path(), "a.db", 12);
+    let report = label(&db, &[]);
+    assert!(
+        report.contains("12 positions labelled with the 2-ply pruned evaluation"),
+        "{report}"
+    );
+    let rows = dump(&db);
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let mut args = vec!["eval", "--json", "--plies", "2", "--prune"];
+    args.extend(evaluator());
+    args.extend(ids.iter().copied());
+    let evaluated: Vec<serde_json::Value> = ok(&args)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(evaluated.len(), rows.len());
+    for (r, e) in rows.iter().zip(&evaluated) {
+        assert_eq!(r["id"], e["id"]);
+        let f32s = |v: &serde_json::Value| -> Vec<f32> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() as f32)
+                .collect()
+        };
+        assert_eq!(f32s(&r["targets"]), f32s(&e["outputs"]), "{}", r["id"]);
+    }
+    let provenance: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.db.json")).unwrap())
+            .unwrap();
+    let settings = &provenance["settings"];
+    assert_eq!(
+        (&settings["plies"], &settings["prune"]),
+        (&2.into(), &true.into()),
+        "{provenance}"
+    );
+}
+
+#[test]
+fn kill_9_during_labelling_then_resume_is_identical() {
+    let dir = tempdir("bgkit-nply.");
+    let whole = positions(dir.path(), "whole.db", 60);
+    let cut = dir.path().join("cut.db");
+    std::fs::copy(&whole, &cut).unwrap();
+    label(&whole, &[]);
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "db",
+        "label",
+        "eval",
+        s(&cut),
+        "--plies",
+        "2",
+        "--prune",
+        "-q",
+    ])
+    .args(["--chunk", "2", "--threads", "1"])
+    .args(evaluator());
+    let journal = dir.path().join("cut.db.journal");
+    let before = std::fs::read(&cut).unwrap();
+    let running = Running::start(cmd);
+    // Some chunks are in the journal (its head is shorter than 600 bytes).
+    wait_until(
+        Duration::from_secs(120),
+        "the journal holds positions",
+        || std::fs::metadata(&journal).is_ok_and(|m| m.len() > 600),
+    );
+    Command::new("kill")
+        .args(["-9", &running.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = running.finish(Duration::from_secs(30));
+    assert!(
+        !out.status.success(),
+        "finished before the kill\n{}",
+        describe(&out)
+    );
+    assert_eq!(
+        std::fs::read(&cut).unwrap(),
+        before,
+        "the database is untouched until the end"
+    );
+    let report = label(&cut, &["--resume"]);
+    assert!(
+        report.contains("from the journal"),
+        "nothing was resumed: {report}"
+    );
+    assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
+    assert!(!journal.exists(), "journal removed at the end");
+}
+
+#[test]
+fn three_shards_merged_equal_one_run() {
+    let dir = tempdir("bgkit-nply.");
+    let one = positions(dir.path(), "one.db", 30);
+    let parts: Vec<PathBuf> = (1..=3)
+        .map(|k| {
+            let copy = dir.path().join(format!("part{k}.db"));
+            std::fs::copy(&one, &copy).unwrap();
+            let shard = format!("{k}/3");
+            let report = label(&copy, &["--shard", &shard, "--threads", "1"]);
+            assert!(report.contains("10 positions labelled"), "{report}");
+            copy
+        })
+        .collect();
+    label(&one, &[]);
+    let merged = dir.path().join("merged.db");
+    let mut args = vec!["db", "merge"];
+    args.extend(parts.iter().map(|p| s(p)));
+    args.extend(["-o", s(&merged)]);
+    ok(&args);
+    assert_eq!(
+        std::fs::read(&one).unwrap(),
+        std::fs::read(&merged).unwrap(),
+        "sharded + merged differs from one run"
+    );
+}
+
+#[test]
+fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
+    let dir = tempdir("bgkit-nply.");
+    let db = positions(dir.path(), "a.db", 8);
+    let before = std::fs::read(&db).unwrap();
+    let run = |extra: &[&str], needle: &str| {
+        let mut args = vec!["db", "label", "eval", s(&db)];
+        args.extend(extra);
+        args.extend(evaluator());
+        assert_one_line_failure(BIN, "trainer", &args, needle);
+        assert_eq!(
+            std::fs::read(&db).unwrap(),
+            before,
+            "{extra:?} changed the database"
+        );
+    };
+    run(&["--plies", "4"], "4");
+    run(&["--plies", "2", "--shard", "4/3"], "K/N");
+    run(&["--plies", "2", "--shard", "0/3"], "K/N");
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["eval", "--plies", "4", "4HPwATDgc/ABMA"],
+        "4",
+    );
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["db", "rollout", s(&db), "--plies", "9"],
+        "9",
+    );
+    // An interrupted 1-ply labelling's journal: a 2-ply run, or one with
+    // other weights, refuses to resume it.
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "db",
+        "label",
+        "eval",
+        s(&db),
+        "--plies",
+        "1",
+        "--chunk",
+        "1",
+        "--threads",
+        "1",
+    ])
+    .args(evaluator());
+    let journal = dir.path().join("a.db.journal");
+    let running = Running::start(cmd);
+    wait_until(Duration::from_secs(120), "the journal exists", || {
+        journal.exists()
+    });
+    Command::new("kill")
+        .args(["-9", &running.pid().to_string()])
+        .status()
+        .unwrap();
+    let _ = running.finish(Duration::from_secs(30));
+    if !journal.exists() {
+        // It finished before the kill: nothing to resume in this run.
+        return;
+    }
+    let journal_bytes = std::fs::read(&journal).unwrap();
+    run(&["--plies", "2", "--resume"], "other settings");
+    let other = dir.path().join("other.wd");
+    ok(&["new", "-o", s(&other), "--seed", "5"]);
+    let args = [
+        "db",
+        "label",
+        "eval",
+        s(&db),
+        "--plies",
+        "1",
+        "--resume",
+        "--weights",
+        s(&other),
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ];
+    assert_one_line_failure(BIN, "trainer", &args, "other settings");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    run(&["--plies", "1", "--prune", "--resume"], "other settings");
+    assert_eq!(
+        std::fs::read(&journal).unwrap(),
+        journal_bytes,
+        "the journal is kept"
+    );
+}
