@@ -30,5 +30,5 @@ pub mod resources;
 pub mod signals;
 
 pub use atomic::{AtomicFile, RecycledFile};
-pub use checkpoint::{Checkpoint, CheckpointError};
+pub use checkpoint::{Checkpoint, CheckpointError, Snapshot};
 pub use job::{Chain, Cursor, Job, PayloadError};
