@@ -226,6 +226,7 @@ fn read_block(
 }
 
 /// An open append-only checkpoint.
+#[derive(Debug)]
 pub struct Checkpoint {
     file: File,
     path: PathBuf,

@@ -464,10 +464,12 @@ fn messages_name_the_file_and_the_problem() {
     refused_in(d, &["bench", "--db", "junk.db"], "not a position database");
 }
 
-/// Item 15: entries after a damaged journal entry are dropped (and
-/// computed again), and the run says how many.
+/// Item 15: a damaged journal block and all after it are dropped (and
+/// their positions computed again), and the run says so.
 #[test]
-fn dropping_journal_entries_after_a_damaged_one_is_reported() {
+fn dropping_journal_blocks_after_a_damaged_one_is_reported() {
+    use support::checkpoint::BLOCK_OVERHEAD;
+    use trainer::rollouts::job::{ENTRY_LEN, HEAD_LEN};
     let dir = setup();
     let d = dir.path();
     let evaluator = ["--weights", GNUBG_WD, "--bearoff", OS0, "--bearoff", TS0];
@@ -479,13 +481,11 @@ fn dropping_journal_entries_after_a_damaged_one_is_reported() {
         .args(evaluator)
         .current_dir(d);
     let journal = d.join("a.db.journal");
-    let (header, entry) = (
-        trainer::rollouts::job::HEAD_LEN,
-        trainer::rollouts::job::ENTRY_LEN,
-    );
+    // Chunks of one position: a block each.
+    let block = BLOCK_OVERHEAD + ENTRY_LEN;
     let run = Running::start(cmd);
-    wait_until(Duration::from_secs(120), "four journal entries", || {
-        std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize >= header + 4 * entry)
+    wait_until(Duration::from_secs(120), "four journal blocks", || {
+        std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize >= HEAD_LEN + 4 * block)
     });
     Command::new("kill")
         .args(["-9", &run.pid().to_string()])
@@ -494,8 +494,9 @@ fn dropping_journal_entries_after_a_damaged_one_is_reported() {
     let out = run.finish(Duration::from_secs(30));
     assert!(!out.status.success(), "finished before the kill");
     let mut bytes = std::fs::read(&journal).unwrap();
-    let complete = (bytes.len() - header) / entry;
-    bytes[header + entry + 20] ^= 0x55;
+    // A byte of the second block's record.
+    bytes[HEAD_LEN + block + 16 + 20] ^= 0x55;
+    let dropped = bytes.len() - HEAD_LEN - block;
     std::fs::write(&journal, bytes).unwrap();
     let mut cmd = Command::new(BIN);
     cmd.args(["db", "rollout", "a.db", "--resume", "-q"])
@@ -505,10 +506,7 @@ fn dropping_journal_entries_after_a_damaged_one_is_reported() {
     let out = run_with_timeout(cmd, Duration::from_secs(300));
     assert!(out.status.success(), "{}", describe(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let expected = format!(
-        "entry 2 is damaged; it and the {} complete entries after it are dropped",
-        complete - 2
-    );
+    let expected = format!("block 1 is damaged; it and all after it ({dropped} bytes) are dropped");
     assert!(stderr.contains(&expected), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(", 1 from the journal"), "{stdout}");
