@@ -511,3 +511,53 @@ fn dropping_journal_blocks_after_a_damaged_one_is_reported() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(", 1 from the journal"), "{stdout}");
 }
+
+/// Issue 22: a journal or checkpoint written before they became support
+/// checkpoints is refused by name (one line, exit 2), and nothing is
+/// written.
+#[test]
+fn journals_and_checkpoints_of_older_formats_are_refused() {
+    let dir = setup();
+    let d = dir.path();
+    // A rollout journal of format 2: header lines, then one entry (index,
+    // record, CRC-32).
+    let mut journal = format!(
+        "bgkit rollout journal 2\n{}\n{}\n",
+        "0".repeat(32),
+        "1".repeat(32)
+    )
+    .into_bytes();
+    journal.extend([0u8; 76]);
+    std::fs::write(d.join("a.db.journal"), &journal).unwrap();
+    let evaluator = ["--weights", GNUBG_WD, "--bearoff", OS0, "--bearoff", TS0];
+    let mut rollout = vec!["db", "rollout", "a.db", "--resume", "-q"];
+    rollout.extend(evaluator);
+    let older = "a.db.journal: it was written by an older bgkit (bgkit rollout journal 2)";
+    refused_in(d, &rollout, older);
+    let label = ["db", "label", "race", "a.db", "--resume", "-q"];
+    refused_in(d, &[&label[..], &evaluator[2..]].concat(), older);
+    // TD and supervised checkpoints of format 2: a line, then JSON.
+    let td = ["td", "--weights", "w.wd", "--games", "1", "-o", "o.wd"];
+    let train = [
+        "train",
+        "--db",
+        "a.db",
+        "--class",
+        "race",
+        "--epochs",
+        "1",
+        "--weights",
+        "w.wd",
+        "-o",
+        "o.wd",
+    ];
+    for (args, kind) in [(&td[..], "td"), (&train[..], "train")] {
+        let magic = format!("bgkit {kind} checkpoint 2");
+        std::fs::write(d.join("o.wd.ckpt"), format!("{magic}\n{{}}\n")).unwrap();
+        let args = [args, &["--resume", "-q"]].concat();
+        let needle = format!(
+            "o.wd.ckpt: it was written by another version of the trainer ({magic}); remove it"
+        );
+        refused_in(d, &args, &needle);
+    }
+}
