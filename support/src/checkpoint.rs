@@ -476,8 +476,12 @@ mod tests {
         path
     }
 
+    /// What [`reopen`] found: the restored payloads, the damage reported
+    /// and the blocks kept.
+    type Reopened = (Vec<Vec<u8>>, Option<Damage>, u64);
+
     /// Opens `path` with [`FINGERPRINT`], collecting the restored blocks.
-    fn reopen(path: &Path) -> Result<(Vec<Vec<u8>>, Option<Damage>, u64), CheckpointError> {
+    fn reopen(path: &Path) -> Result<Reopened, CheckpointError> {
         let mut got = Vec::new();
         let check = |f: &str| (f == FINGERPRINT).then_some(()).ok_or(format!("not {f}"));
         let (c, damage) = Checkpoint::open(path, check, |p| {

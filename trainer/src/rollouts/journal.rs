@@ -111,7 +111,7 @@ pub(crate) fn journal_entries(indices: &[usize], records: &[Record]) -> Vec<u8> 
 /// The entries of a block's payload, each for the position of `records`
 /// it names (same key).
 fn read_entries(payload: &[u8], records: &[Record]) -> Result<Vec<(usize, Record)>, PayloadError> {
-    if payload.len() % ENTRY_LEN != 0 {
+    if !payload.len().is_multiple_of(ENTRY_LEN) {
         return Err(PayloadError::Invalid("a part of an entry"));
     }
     let entry = |e: &[u8]| {
