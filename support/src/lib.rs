@@ -1,5 +1,6 @@
 //! What every bgkit tool shares: atomic output files, input files opened
-//! safely, append-only checkpoints and checkpointable jobs, a cache
+//! safely, the one checkpoint file format (append-only and snapshots) and
+//! checkpointable jobs, a cache
 //! prefetch hint, and (with the `cli` feature) the claim of a run's files
 //! (output locks), progress display, signal handling, memory and disk
 //! checks and the `main` helper that gives every binary the same one-line errors
