@@ -137,22 +137,8 @@ fn an_output_that_is_an_input_or_another_output_is_refused() {
             &["db", "split", "a.db", "-o", "h.db", "-o", "./h.db"],
             "are the same file",
         ),
-        (
-            &[
-                "train",
-                "--db",
-                "a.db",
-                "--class",
-                "race",
-                "--epochs",
-                "1",
-                "--weights",
-                "w.wd",
-                "-o",
-                "a.db",
-            ],
-            input,
-        ),
+        // TRAIN writing over its database.
+        (&[&TRAIN[..10], &["a.db"]].concat(), input),
         (&["weights", "convert", "w.wd", "-o", "./w.wd"], input),
         (
             &[
@@ -186,6 +172,24 @@ fn an_output_that_is_an_input_or_another_output_is_refused() {
     }
 }
 
+/// A short TD run from `w.wd` to `o.wd`.
+const TD: [&str; 7] = ["td", "--weights", "w.wd", "--games", "1", "-o", "o.wd"];
+
+/// A short supervised run on the races of `a.db` from `w.wd` to `o.wd`.
+const TRAIN: [&str; 11] = [
+    "train",
+    "--db",
+    "a.db",
+    "--class",
+    "race",
+    "--epochs",
+    "1",
+    "--weights",
+    "w.wd",
+    "-o",
+    "o.wd",
+];
+
 /// Item 8: while a run holds an output (its lock), every command writing
 /// that output is refused at once, by the output's name or a link's.
 #[test]
@@ -204,26 +208,8 @@ fn every_writer_takes_the_outputs_lock() {
                 "o.wd",
             ],
         ),
-        (
-            "o.wd",
-            &["td", "--weights", "w.wd", "--games", "1", "-o", "o.wd"],
-        ),
-        (
-            "o.wd",
-            &[
-                "train",
-                "--db",
-                "a.db",
-                "--class",
-                "race",
-                "--epochs",
-                "1",
-                "--weights",
-                "w.wd",
-                "-o",
-                "o.wd",
-            ],
-        ),
+        ("o.wd", &TD),
+        ("o.wd", &TRAIN),
         ("o.png", &["plot", "c.csv", "-o", "o.png"]),
         ("o.db", &["db", "import", "a.dat", "-o", "o.db"]),
         ("o.db", &["db", "export", "a.db", "-o", "o.db"]),
@@ -537,21 +523,7 @@ fn journals_and_checkpoints_of_older_formats_are_refused() {
     let label = ["db", "label", "race", "a.db", "--resume", "-q"];
     refused_in(d, &[&label[..], &evaluator[2..]].concat(), older);
     // TD and supervised checkpoints of format 2: a line, then JSON.
-    let td = ["td", "--weights", "w.wd", "--games", "1", "-o", "o.wd"];
-    let train = [
-        "train",
-        "--db",
-        "a.db",
-        "--class",
-        "race",
-        "--epochs",
-        "1",
-        "--weights",
-        "w.wd",
-        "-o",
-        "o.wd",
-    ];
-    for (args, kind) in [(&td[..], "td"), (&train[..], "train")] {
+    for (args, kind) in [(&TD[..], "td"), (&TRAIN[..], "train")] {
         let magic = format!("bgkit {kind} checkpoint 2");
         std::fs::write(d.join("o.wd.ckpt"), format!("{magic}\n{{}}\n")).unwrap();
         let args = [args, &["--resume", "-q"]].concat();
