@@ -6,8 +6,8 @@
 //! its record.
 //!
 //! The policy kept here: a journal of other settings or made for another
-//! database is refused, each saying so; an entry is applied only to the
-//! position it names (its key is checked).
+//! database is refused, each saying so, and so is one holding an entry
+//! whose position's key is not the database's at that index.
 
 use crate::positions::db::{PositionDb, Record, RECORD_LEN};
 use crate::rollouts::job::JobError;
