@@ -1,9 +1,9 @@
 //! What every bgkit tool shares: atomic output files, input files opened
-//! safely, append-only checkpoints and checkpointable jobs, a cache
-//! prefetch hint, and (with the `cli` feature) the claim of a run's files
-//! (output locks), progress display, signal handling, memory and disk
-//! checks and the `main` helper that gives every binary the same one-line errors
-//! and exit statuses.
+//! safely, the one checkpoint file format (append-only and snapshots) and
+//! checkpointable jobs, a cache prefetch hint, and (with the `cli` feature)
+//! the claim of a run's files (output locks), progress display, signal
+//! handling, memory and disk checks and the `main` helper that gives every
+//! binary the same one-line errors and exit statuses.
 //!
 //! Libraries that must stay free of command-line dependencies (`nets`) use
 //! it without the `cli` feature.
@@ -30,5 +30,5 @@ pub mod resources;
 pub mod signals;
 
 pub use atomic::{AtomicFile, RecycledFile};
-pub use checkpoint::{Checkpoint, CheckpointError};
+pub use checkpoint::{Checkpoint, CheckpointError, Snapshot};
 pub use job::{Chain, Cursor, Job, PayloadError};

@@ -137,22 +137,8 @@ fn an_output_that_is_an_input_or_another_output_is_refused() {
             &["db", "split", "a.db", "-o", "h.db", "-o", "./h.db"],
             "are the same file",
         ),
-        (
-            &[
-                "train",
-                "--db",
-                "a.db",
-                "--class",
-                "race",
-                "--epochs",
-                "1",
-                "--weights",
-                "w.wd",
-                "-o",
-                "a.db",
-            ],
-            input,
-        ),
+        // TRAIN writing over its database.
+        (&[&TRAIN[..10], &["a.db"]].concat(), input),
         (&["weights", "convert", "w.wd", "-o", "./w.wd"], input),
         (
             &[
@@ -186,6 +172,24 @@ fn an_output_that_is_an_input_or_another_output_is_refused() {
     }
 }
 
+/// A short TD run from `w.wd` to `o.wd`.
+const TD: [&str; 7] = ["td", "--weights", "w.wd", "--games", "1", "-o", "o.wd"];
+
+/// A short supervised run on the races of `a.db` from `w.wd` to `o.wd`.
+const TRAIN: [&str; 11] = [
+    "train",
+    "--db",
+    "a.db",
+    "--class",
+    "race",
+    "--epochs",
+    "1",
+    "--weights",
+    "w.wd",
+    "-o",
+    "o.wd",
+];
+
 /// Item 8: while a run holds an output (its lock), every command writing
 /// that output is refused at once, by the output's name or a link's.
 #[test]
@@ -204,26 +208,8 @@ fn every_writer_takes_the_outputs_lock() {
                 "o.wd",
             ],
         ),
-        (
-            "o.wd",
-            &["td", "--weights", "w.wd", "--games", "1", "-o", "o.wd"],
-        ),
-        (
-            "o.wd",
-            &[
-                "train",
-                "--db",
-                "a.db",
-                "--class",
-                "race",
-                "--epochs",
-                "1",
-                "--weights",
-                "w.wd",
-                "-o",
-                "o.wd",
-            ],
-        ),
+        ("o.wd", &TD),
+        ("o.wd", &TRAIN),
         ("o.png", &["plot", "c.csv", "-o", "o.png"]),
         ("o.db", &["db", "import", "a.dat", "-o", "o.db"]),
         ("o.db", &["db", "export", "a.db", "-o", "o.db"]),
@@ -464,10 +450,12 @@ fn messages_name_the_file_and_the_problem() {
     refused_in(d, &["bench", "--db", "junk.db"], "not a position database");
 }
 
-/// Item 15: entries after a damaged journal entry are dropped (and
-/// computed again), and the run says how many.
+/// Item 15: a damaged journal block and all after it are dropped (and
+/// their positions computed again), and the run says so.
 #[test]
-fn dropping_journal_entries_after_a_damaged_one_is_reported() {
+fn dropping_journal_blocks_after_a_damaged_one_is_reported() {
+    use support::checkpoint::BLOCK_OVERHEAD;
+    use trainer::rollouts::job::{ENTRY_LEN, HEAD_LEN};
     let dir = setup();
     let d = dir.path();
     let evaluator = ["--weights", GNUBG_WD, "--bearoff", OS0, "--bearoff", TS0];
@@ -479,13 +467,11 @@ fn dropping_journal_entries_after_a_damaged_one_is_reported() {
         .args(evaluator)
         .current_dir(d);
     let journal = d.join("a.db.journal");
-    let (header, entry) = (
-        trainer::rollouts::job::HEAD_LEN,
-        trainer::rollouts::job::ENTRY_LEN,
-    );
+    // Chunks of one position: a block each.
+    let block = BLOCK_OVERHEAD + ENTRY_LEN;
     let run = Running::start(cmd);
-    wait_until(Duration::from_secs(120), "four journal entries", || {
-        std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize >= header + 4 * entry)
+    wait_until(Duration::from_secs(120), "four journal blocks", || {
+        std::fs::metadata(&journal).is_ok_and(|m| m.len() as usize >= HEAD_LEN + 4 * block)
     });
     Command::new("kill")
         .args(["-9", &run.pid().to_string()])
@@ -494,8 +480,9 @@ fn dropping_journal_entries_after_a_damaged_one_is_reported() {
     let out = run.finish(Duration::from_secs(30));
     assert!(!out.status.success(), "finished before the kill");
     let mut bytes = std::fs::read(&journal).unwrap();
-    let complete = (bytes.len() - header) / entry;
-    bytes[header + entry + 20] ^= 0x55;
+    // A byte of the second block's record.
+    bytes[HEAD_LEN + block + 16 + 20] ^= 0x55;
+    let dropped = bytes.len() - HEAD_LEN - block;
     std::fs::write(&journal, bytes).unwrap();
     let mut cmd = Command::new(BIN);
     cmd.args(["db", "rollout", "a.db", "--resume", "-q"])
@@ -505,11 +492,44 @@ fn dropping_journal_entries_after_a_damaged_one_is_reported() {
     let out = run_with_timeout(cmd, Duration::from_secs(300));
     assert!(out.status.success(), "{}", describe(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let expected = format!(
-        "entry 2 is damaged; it and the {} complete entries after it are dropped",
-        complete - 2
-    );
+    let expected = format!("block 1 is damaged; it and all after it ({dropped} bytes) are dropped");
     assert!(stderr.contains(&expected), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(", 1 from the journal"), "{stdout}");
+}
+
+/// Issue 22: a journal or checkpoint written before they became support
+/// checkpoints is refused by name (one line, exit 2), and nothing is
+/// written.
+#[test]
+fn journals_and_checkpoints_of_older_formats_are_refused() {
+    let dir = setup();
+    let d = dir.path();
+    // A rollout journal of format 2: header lines, then one entry (index,
+    // record, CRC-32).
+    let mut journal = format!(
+        "bgkit rollout journal 2\n{}\n{}\n",
+        "0".repeat(32),
+        "1".repeat(32)
+    )
+    .into_bytes();
+    journal.extend([0u8; 76]);
+    std::fs::write(d.join("a.db.journal"), &journal).unwrap();
+    let evaluator = ["--weights", GNUBG_WD, "--bearoff", OS0, "--bearoff", TS0];
+    let mut rollout = vec!["db", "rollout", "a.db", "--resume", "-q"];
+    rollout.extend(evaluator);
+    let older = "a.db.journal: it was written by an older bgkit (bgkit rollout journal 2)";
+    refused_in(d, &rollout, older);
+    let label = ["db", "label", "race", "a.db", "--resume", "-q"];
+    refused_in(d, &[&label[..], &evaluator[2..]].concat(), older);
+    // TD and supervised checkpoints of format 2: a line, then JSON.
+    for (args, kind) in [(&TD[..], "td"), (&TRAIN[..], "train")] {
+        let magic = format!("bgkit {kind} checkpoint 2");
+        std::fs::write(d.join("o.wd.ckpt"), format!("{magic}\n{{}}\n")).unwrap();
+        let args = [args, &["--resume", "-q"]].concat();
+        let needle = format!(
+            "o.wd.ckpt: it was written by another version of the trainer ({magic}); remove it"
+        );
+        refused_in(d, &args, &needle);
+    }
 }

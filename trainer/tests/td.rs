@@ -583,8 +583,9 @@ fn damaged_checkpoints_and_other_evaluators_are_refused() {
     let at = games.len() + good.windows(games.len()).position(|w| w == games).unwrap();
     let mut edited = good.clone();
     edited[at] = if good[at] == b'1' { b'2' } else { b'1' };
-    let old = [&b"bgkit td checkpoint 1"[..], &good[21..]].concat();
-    assert!(good.starts_with(b"bgkit td checkpoint 2\n"));
+    // What the trainer wrote before checkpoints were support checkpoints.
+    let old = [&b"bgkit td checkpoint 2\n"[..], &good].concat();
+    assert!(good.starts_with(b"bgkit-ckpt-v1\n"));
     for (bytes, needle) in [
         (flipped, "checksum"),
         (edited, "checksum"),

@@ -3,6 +3,7 @@
 //! database.
 
 pub mod job;
+pub mod journal;
 pub mod labelling;
 pub mod race_label;
 pub mod rollout;

@@ -1,6 +1,7 @@
 //! The checkpoint of a supervised run, `OUT.ckpt`: the layout of
-//! [`crate::td::checkpoint`] with its own header (what the run started
-//! from, the schedule, where it stands and the curve so far).
+//! [`crate::td::checkpoint`] under its own kind (`train checkpoint 3`) with
+//! its own header (what the run started from, the schedule, where it
+//! stands and the curve so far).
 
 use crate::evaluator_args::EvaluatorId;
 use crate::supervised::run::CurvePoint;
@@ -9,7 +10,8 @@ use crate::td::checkpoint::{parse_weights_checkpoint, weights_checkpoint_bytes, 
 use nets::Nets;
 use serde::{Deserialize, Serialize};
 
-const MAGIC: &str = "bgkit train checkpoint 2\n";
+/// The fingerprint of a supervised checkpoint: its kind and version.
+const KIND: &str = "train checkpoint 3";
 
 /// The JSON line of a supervised checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,12 +36,12 @@ impl SupervisedCheckpoint {
     /// The checkpoint's bytes with `nets` (refused if a net holds a value
     /// that is not finite).
     pub fn to_bytes(&self, nets: &Nets) -> Result<Vec<u8>, nets::WeightsError> {
-        weights_checkpoint_bytes(MAGIC, self, nets)
+        weights_checkpoint_bytes(KIND, self, nets)
     }
 
     /// Parses a checkpoint.
     pub fn parse(bytes: &[u8]) -> Result<(SupervisedCheckpoint, Nets), CheckpointError> {
-        parse_weights_checkpoint(MAGIC, bytes)
+        parse_weights_checkpoint(KIND, bytes)
     }
 
     /// Checks that the checkpoint belongs to a run that started as `start`

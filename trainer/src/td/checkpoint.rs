@@ -2,19 +2,23 @@
 //! what gnubg's weights formats cannot hold (settings, games played, each
 //! net's training count, the learning curve) and the weights, exactly.
 //!
-//! Layout (shared with `trainer train`'s checkpoint): the line `bgkit td
-//! checkpoint 2`, one line of JSON (the parent weights' MD5, the settings,
-//! the evaluator's arithmetic and bearoff databases, and the progress),
-//! the nets as a binary weights file (every f32 bit kept), then the CRC-32
-//! of everything before it (4 bytes, little-endian): a flipped bit or an
-//! edited count is refused, never resumed from.
+//! Layout (shared with `trainer train`'s checkpoint): a
+//! [`support::checkpoint::Snapshot`] whose fingerprint is the kind (`td
+//! checkpoint 3`) and whose one block holds a line of JSON (the parent
+//! weights' MD5, the settings, the evaluator's arithmetic and bearoff
+//! databases, and the progress) and the nets as a binary weights file
+//! (every f32 bit kept). The block's hash refuses a flipped bit or an
+//! edited count, never resumes from them; a checkpoint of an earlier
+//! format is refused as another version's.
 
 use crate::evaluator_args::EvaluatorId;
 use crate::td::{TdProgress, TdSettings};
 use nets::Nets;
 use serde::{Deserialize, Serialize};
+use support::checkpoint::{Problem, Snapshot};
 
-const MAGIC: &str = "bgkit td checkpoint 2\n";
+/// The fingerprint of a TD checkpoint: its kind and version.
+const KIND: &str = "td checkpoint 3";
 
 /// Largest checkpoint read (`trainer td` and `trainer train`): the weights
 /// and a line of JSON.
@@ -39,13 +43,24 @@ pub struct CheckpointHeader {
 /// Why a checkpoint cannot be read or used.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
-    /// Not one of ours, or damaged.
+    /// Not a checkpoint, or damaged (what is wrong).
+    #[error(transparent)]
+    Storage(Problem),
+    /// Its contents cannot be read.
     #[error("not a bgkit trainer checkpoint or damaged ({0})")]
     Corrupt(String),
     /// Written by a version of the trainer whose format this one does not
     /// read.
     #[error("it was written by another version of the trainer ({0}); remove it and start afresh")]
     OtherVersion(String),
+    /// A checkpoint of another kind (`found`, not `wanted`).
+    #[error("it is a {found}, not a {wanted}")]
+    OtherKind {
+        /// Its kind.
+        found: String,
+        /// The kind read.
+        wanted: &'static str,
+    },
     /// The weights inside are unusable.
     #[error("the weights inside are damaged: {0}")]
     Weights(#[from] nets::WeightsError),
@@ -54,73 +69,73 @@ pub enum CheckpointError {
     Mismatch(String),
 }
 
+impl From<Problem> for CheckpointError {
+    fn from(problem: Problem) -> Self {
+        match problem {
+            Problem::OlderFormat(first_line) => CheckpointError::OtherVersion(first_line),
+            problem => CheckpointError::Storage(problem),
+        }
+    }
+}
+
 /// The checkpoint's bytes (refused if a net holds a value that is not
 /// finite).
 pub fn to_bytes(header: &CheckpointHeader, nets: &Nets) -> Result<Vec<u8>, nets::WeightsError> {
-    weights_checkpoint_bytes(MAGIC, header, nets)
+    weights_checkpoint_bytes(KIND, header, nets)
 }
 
 /// Parses a checkpoint.
 pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets), CheckpointError> {
-    parse_weights_checkpoint(MAGIC, bytes)
+    parse_weights_checkpoint(KIND, bytes)
 }
 
-/// The layout every trainer checkpoint shares: the `magic` line (`bgkit
-/// KIND checkpoint VERSION`), one line of JSON (`header`), the nets as a
-/// binary weights file (every bit), then the CRC-32 of all that. Refused,
+/// The layout every trainer checkpoint shares: a snapshot of fingerprint
+/// `kind` (`KIND checkpoint VERSION`) whose block holds one line of JSON
+/// (`header`) and the nets as a binary weights file (every bit). Refused,
 /// as every weights file is, if a net holds a value that is not finite: the
 /// checkpoint already on disk is kept.
 pub fn weights_checkpoint_bytes(
-    magic: &str,
+    kind: &str,
     header: &impl Serialize,
     nets: &Nets,
 ) -> Result<Vec<u8>, nets::WeightsError> {
     let weights = nets::weights::to_bytes(nets, nets::weights::Format::Binary)?;
-    let mut bytes = magic.as_bytes().to_vec();
-    bytes.extend(serde_json::to_vec(header).expect("the header serializes"));
-    bytes.push(b'\n');
-    bytes.extend(weights);
-    let crc = crc32fast::hash(&bytes);
-    bytes.extend(crc.to_le_bytes());
-    Ok(bytes)
+    let mut payload = serde_json::to_vec(header).expect("the header serializes");
+    payload.push(b'\n');
+    payload.extend(weights);
+    Ok(Snapshot::encode(kind, &payload))
 }
 
-/// Parses the layout of [`weights_checkpoint_bytes`], checking the CRC
-/// first. A checkpoint of the same kind in another version's format is
-/// [`CheckpointError::OtherVersion`].
+/// Parses the layout of [`weights_checkpoint_bytes`] for a checkpoint of
+/// `kind`, checking its hash first. A checkpoint of the same kind in
+/// another version's format is [`CheckpointError::OtherVersion`].
 pub fn parse_weights_checkpoint<H: serde::de::DeserializeOwned>(
-    magic: &str,
+    kind: &'static str,
     bytes: &[u8],
 ) -> Result<(H, Nets), CheckpointError> {
-    let Some(rest) = bytes.strip_prefix(magic.as_bytes()) else {
-        // "bgkit td checkpoint " of "bgkit td checkpoint 2\n".
-        let kind = &magic[..magic.trim_end().rfind(' ').map_or(0, |i| i + 1)];
-        let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-        return Err(match first.strip_prefix(kind.as_bytes()) {
-            Some(_) if !kind.is_empty() => CheckpointError::OtherVersion(support::stdio::shorten(
-                &String::from_utf8_lossy(first),
-                40,
-            )),
-            _ => CheckpointError::Corrupt("no checkpoint header".into()),
+    let Snapshot {
+        fingerprint,
+        payload,
+    } = Snapshot::parse(bytes)?;
+    if fingerprint != kind {
+        // "td checkpoint " of "td checkpoint 3".
+        let family = &kind[..kind.rfind(' ').map_or(0, |i| i + 1)];
+        return Err(if fingerprint.starts_with(family) {
+            CheckpointError::OtherVersion(support::stdio::shorten(&fingerprint, 40))
+        } else {
+            CheckpointError::OtherKind {
+                found: support::stdio::shorten(&fingerprint, 40),
+                wanted: kind,
+            }
         });
-    };
-    let Some(body_len) = rest.len().checked_sub(4) else {
-        return Err(CheckpointError::Corrupt("truncated".into()));
-    };
-    let (body, crc) = rest.split_at(body_len);
-    let whole = &bytes[..magic.len() + body_len];
-    if crc32fast::hash(whole).to_le_bytes() != crc {
-        return Err(CheckpointError::Corrupt(
-            "its checksum does not match: the file was damaged or edited".into(),
-        ));
     }
-    let end = body
+    let end = payload
         .iter()
         .position(|&b| b == b'\n')
-        .ok_or_else(|| CheckpointError::Corrupt("truncated".into()))?;
-    let header: H = serde_json::from_slice(&body[..end])
+        .ok_or_else(|| CheckpointError::Corrupt("no header line".into()))?;
+    let header: H = serde_json::from_slice(&payload[..end])
         .map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
-    let (nets, _) = nets::weights::parse(&body[end + 1..])?;
+    let (nets, _) = nets::weights::parse(&payload[end + 1..])?;
     Ok((header, nets))
 }
 
@@ -286,15 +301,24 @@ mod tests {
     #[test]
     fn an_older_format_is_named_not_misread() {
         let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
-        let old = weights_checkpoint_bytes("bgkit td checkpoint 1\n", &header(), &nets).unwrap();
-        let e = parse(&old).unwrap_err().to_string();
+        let payload = Snapshot::parse(&to_bytes(&header(), &nets).unwrap())
+            .unwrap()
+            .payload;
+        for magic in ["bgkit td checkpoint 1\n", "bgkit td checkpoint 2\n"] {
+            let old = [magic.as_bytes(), &payload].concat();
+            let e = parse(&old).unwrap_err().to_string();
+            let version = format!("another version of the trainer ({})", magic.trim_end());
+            assert!(e.contains(&version), "{e}");
+            assert!(e.contains("remove it and start afresh"), "{e}");
+        }
+        let newer = weights_checkpoint_bytes("td checkpoint 4", &header(), &nets).unwrap();
+        let e = parse(&newer).unwrap_err().to_string();
         assert!(
-            e.contains("another version of the trainer (bgkit td checkpoint 1)"),
+            e.contains("another version of the trainer (td checkpoint 4)"),
             "{e}"
         );
-        let train =
-            weights_checkpoint_bytes("bgkit train checkpoint 2\n", &header(), &nets).unwrap();
+        let train = weights_checkpoint_bytes("train checkpoint 3", &header(), &nets).unwrap();
         let e = parse(&train).unwrap_err().to_string();
-        assert!(e.contains("no checkpoint header"), "{e}");
+        assert_eq!(e, "it is a train checkpoint 3, not a td checkpoint 3");
     }
 }
