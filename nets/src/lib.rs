@@ -51,7 +51,7 @@ pub use evaluate::{EvalError, Evaluation, Evaluator, Scratch};
 pub use forward::Simd;
 pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
 pub use net::{Net, NetKind, NetShape, Nets, Parameters};
-pub use plied::MAX_PLIES;
+pub use plied::{FILTER_EQUITY, FILTER_MOVES, MAX_PLIES};
 pub use train::{train_net, TrainScratch};
 
 pub use board::{Probabilities, NUM_OUTPUTS};

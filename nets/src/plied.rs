@@ -56,3 +56,73 @@ impl Evaluator {
         }
     }
 }
+
+/// gnubg's default move filter for chequer play deeper than 1 ply: after
+/// every move is scored at 0 ply, at most this many of the best are
+/// searched further...
+pub const FILTER_MOVES: usize = 8;
+/// ...namely those within this much equity of the best 0-ply score.
+pub const FILTER_EQUITY: f32 = 0.16;
+
+impl Evaluator {
+    /// The best move for dice `d0`, `d1` chosen at `plies` (chequer play):
+    /// at 0 ply [`Evaluator::best_move`]; at 1 ply every legal move scored
+    /// by the 1-ply evaluation of the position after it; deeper, gnubg's
+    /// default move filter first (the [`FILTER_MOVES`] best 0-ply moves
+    /// within [`FILTER_EQUITY`] of the best, in order of their 0-ply
+    /// score), then those scored at `plies`. The first best move wins.
+    /// `prune` chooses the moves inside each evaluation with the pruning
+    /// nets. `None` if no move is legal.
+    pub fn best_move_plied(
+        &self,
+        board: &Board,
+        d0: u8,
+        d1: u8,
+        plies: u32,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> Option<Board> {
+        if plies == 0 {
+            return self.best_move(board, d0, d1, prune, scratch);
+        }
+        let moves = scratch
+            .moves
+            .generate(board, d0.max(d1), d0.min(d1))
+            .to_vec();
+        if moves.len() <= 1 {
+            return moves.first().copied();
+        }
+        let candidates = if plies == 1 {
+            moves
+        } else {
+            filtered(self, moves, scratch)
+        };
+        let mut best: Option<(f32, Board)> = None;
+        for after in candidates {
+            let e = self.evaluate_plied(&after.swapped(), plies, prune, scratch);
+            let score = -board::cubeless_equity(&e.outputs);
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, after));
+            }
+        }
+        best.map(|(_, b)| b)
+    }
+}
+
+/// gnubg's default move filter: the moves within [`FILTER_EQUITY`] of the
+/// best 0-ply score, at most [`FILTER_MOVES`], best first (ties in list
+/// order).
+fn filtered(eval: &Evaluator, moves: Vec<Board>, scratch: &mut Scratch) -> Vec<Board> {
+    let mut scored: Vec<(f32, Board)> = moves
+        .into_iter()
+        .map(|after| (eval.move_equity(&after, scratch), after))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let best = scored[0].0;
+    scored
+        .into_iter()
+        .take(FILTER_MOVES)
+        .take_while(|&(score, _)| score >= best - FILTER_EQUITY)
+        .map(|(_, after)| after)
+        .collect()
+}

@@ -14,7 +14,7 @@ fn bad_arguments_and_unusable_input_exit_2_with_one_line() {
     for (args, needle) in [
         (&["--frobnicate"][..], "unexpected argument"),
         (&["frobnicate"], "unrecognized subcommand"),
-        (&["eval", "--plies", "2", "4HPwATDgc/ABMA"], "invalid value"),
+        (&["eval", "--plies", "4", "4HPwATDgc/ABMA"], "invalid value"),
         (
             &["eval", "--ieee", "--reference", "4HPwATDgc/ABMA"],
             "cannot be used with",

@@ -262,3 +262,128 @@ fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
         "the journal is kept"
     );
 }
+
+#[test]
+fn bench_at_the_labelling_plies_finds_no_error() {
+    let dir = tempdir("bgkit-nply.");
+    let db = positions(dir.path(), "a.db", 10);
+    label(&db, &[]);
+    let bench = |plies: &str| -> serde_json::Value {
+        let mut args = vec![
+            "bench",
+            "--db",
+            s(&db),
+            "--json",
+            "--plies",
+            plies,
+            "--prune",
+        ];
+        args.extend(evaluator());
+        serde_json::from_str(ok(&args).lines().last().unwrap()).unwrap()
+    };
+    let at_2 = bench("2");
+    let at_0 = bench("0");
+    assert!(at_2["positions"].as_u64().unwrap() > 0, "{at_2}");
+    for (class, errors) in at_2["classes"].as_object().unwrap() {
+        assert_eq!(errors["eqerr_max"].as_f64(), Some(0.0), "{class}: {at_2}");
+    }
+    let worst = |r: &serde_json::Value| {
+        r["classes"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|e| e["eqerr_max"].as_f64().unwrap())
+            .fold(0.0, f64::max)
+    };
+    assert!(worst(&at_0) > 0.0, "0-ply equals 2-ply everywhere? {at_0}");
+}
+
+#[test]
+fn generate_keeps_positions_where_0_ply_and_2_ply_disagree() {
+    let dir = tempdir("bgkit-nply.");
+    let db = dir.path().join("g.db");
+    let mut args = vec![
+        "db",
+        "generate",
+        "--games",
+        "2",
+        "--plies",
+        "2",
+        "--prune",
+        "--threshold",
+        "0.05",
+        "-q",
+        "-o",
+        s(&db),
+    ];
+    args.extend(evaluator());
+    ok(&args);
+    let rows = dump(&db);
+    assert!(!rows.is_empty());
+    let equities = |plies: &str| -> Vec<f64> {
+        let mut a = vec!["eval", "--json", "--prune", "--plies", plies];
+        a.extend(evaluator());
+        a.extend(rows.iter().map(|r| r["id"].as_str().unwrap()));
+        ok(&a)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["equity"]
+                    .as_f64()
+                    .unwrap()
+            })
+            .collect()
+    };
+    for ((r, e0), e2) in rows.iter().zip(equities("0")).zip(equities("2")) {
+        assert!(
+            (e0 - e2).abs() >= 0.05 - 1e-6,
+            "{}: 0-ply {e0}, 2-ply {e2}",
+            r["id"]
+        );
+    }
+}
+
+#[test]
+fn play_and_rollout_choose_moves_at_n_plies() {
+    let dir = tempdir("bgkit-nply.");
+    // Two games, each side at its own plies.
+    let mut args = vec![
+        "play",
+        "--games",
+        "2",
+        "--plies",
+        "1",
+        "--vs",
+        GNUBG_WD,
+        "--vs-plies",
+        "2",
+        "--json",
+        "-q",
+    ];
+    args.extend(evaluator());
+    let result: serde_json::Value =
+        serde_json::from_str(ok(&args).lines().last().unwrap()).unwrap();
+    assert_eq!(result["games"], 2, "{result}");
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["play", "--pubeval", "--plies", "1"],
+        "pubeval",
+    );
+    // A short 2-ply rollout of race positions: its fingerprint differs from
+    // the 0-ply one, so the database records which it was.
+    let db = positions(dir.path(), "r.db", 3);
+    let mut args = vec![
+        "db",
+        "rollout",
+        s(&db),
+        "--trials",
+        "2",
+        "--plies",
+        "2",
+        "-q",
+    ];
+    args.extend(evaluator());
+    ok(&args);
+    let rows = dump(&db);
+    assert!(rows.iter().all(|r| r["trials"] == 2), "{rows:?}");
+}

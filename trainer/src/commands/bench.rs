@@ -40,6 +40,13 @@ pub struct BenchArgs {
     /// unpruned 1-ply best move among their 10 best candidates.
     #[arg(long)]
     prune_check: bool,
+    /// The plies of the net's evaluation measured against the targets.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=nets::MAX_PLIES as i64))]
+    plies: u32,
+    /// Above 0 ply, choose the moves of the search with gnubg's pruning
+    /// nets.
+    #[arg(long)]
+    prune: bool,
     /// Print the report as one JSON object (the last line of stdout).
     #[arg(long)]
     json: bool,
@@ -57,7 +64,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
     if args.prune_check {
         prune_check(&eval, &db, db_path, &classes, args.json)
     } else {
-        errors(&eval, &db, db_path, &classes, args.json)
+        errors(&eval, &db, db_path, &classes, args)
     }
 }
 
@@ -154,9 +161,11 @@ fn errors(
     db: &PositionDb,
     path: &Path,
     classes: &[nets::Class],
-    json: bool,
+    args: &BenchArgs,
 ) -> Result<Outcome> {
-    let report = trainer::supervised::bench::bench(eval, &db.records, classes);
+    let json = args.json;
+    let report =
+        trainer::supervised::bench::bench_plied(eval, &db.records, classes, args.plies, args.prune);
     if report.positions == 0 {
         bail!(
             "{}: no positions with targets of the classes measured",

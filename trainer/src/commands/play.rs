@@ -1,4 +1,5 @@
-//! `trainer play`: cubeless money games between two players at 0-ply.
+//! `trainer play`: cubeless money games between two players, each at its
+//! own plies.
 
 use crate::commands::args::RunArgs;
 use anyhow::Result;
@@ -34,6 +35,13 @@ pub struct PlayArgs {
     /// independent: fresh dice every game.
     #[arg(long, value_enum, default_value_t = DiceMode::Duplicate)]
     dice: DiceMode,
+    /// Plies of side A's move choice (0: its 0-ply best move; 1 to 3:
+    /// gnubg's n-ply chequer play with the pruning nets inside the search).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=nets::MAX_PLIES as i64))]
+    plies: u32,
+    /// Plies of side B's move choice (a weights file's net only).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=nets::MAX_PLIES as i64))]
+    vs_plies: u32,
     /// Print the result as one JSON object (the last line of stdout).
     #[arg(long)]
     json: bool,
@@ -68,12 +76,29 @@ impl std::fmt::Display for Opponent {
     }
 }
 
-fn player(e: &Option<nets::Evaluator>) -> Player<'_> {
-    e.as_ref().map_or(Player::Pubeval, Player::Net)
+/// The player of `e` (pubeval if none) choosing its moves at `plies`.
+fn player(e: &Option<nets::Evaluator>, plies: u32) -> Player<'_> {
+    match (e, plies) {
+        (None, _) => Player::Pubeval,
+        (Some(e), 0) => Player::Net(e),
+        (Some(e), plies) => Player::Plied(e, plies),
+    }
 }
 
 /// Runs `trainer play`.
 pub fn run(args: &PlayArgs) -> Result<Outcome> {
+    if args.pubeval && args.plies > 0 {
+        anyhow::bail!(
+            "--plies {}: pubeval has no plies (it is side A)",
+            args.plies
+        );
+    }
+    if args.vs == Opponent::Pubeval && args.vs_plies > 0 {
+        anyhow::bail!(
+            "--vs-plies {}: pubeval has no plies (it is side B)",
+            args.vs_plies
+        );
+    }
     let a_eval = if args.pubeval {
         None
     } else {
@@ -103,8 +128,8 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
         args.json || args.run.quiet,
     );
     let result = play_match(
-        player(&a_eval),
-        player(&b_eval),
+        player(&a_eval, args.plies),
+        player(&b_eval, args.vs_plies),
         args.games,
         args.seed,
         args.dice,

@@ -10,6 +10,9 @@ use nets::{Evaluator, Scratch};
 pub enum Player<'a> {
     /// A gnubg-style evaluator: its best move at 0-ply (no pruning nets).
     Net(&'a Evaluator),
+    /// A gnubg-style evaluator choosing its moves at this many plies
+    /// ([`Evaluator::best_move_plied`], pruning nets inside the search).
+    Plied(&'a Evaluator, u32),
     /// Tesauro's pubeval.
     Pubeval,
 }
@@ -25,7 +28,7 @@ impl<'a> Seat<'a> {
     /// Buffers for `player`.
     pub fn new(player: Player<'a>) -> Seat<'a> {
         let scratch = match player {
-            Player::Net(e) => Some(e.scratch()),
+            Player::Net(e) | Player::Plied(e, _) => Some(e.scratch()),
             Player::Pubeval => None,
         };
         Seat {
@@ -40,6 +43,7 @@ impl<'a> Seat<'a> {
     pub fn choose(&mut self, board: &Board, d0: u8, d1: u8) -> Option<Board> {
         match (self.player, self.scratch.as_mut()) {
             (Player::Net(e), Some(s)) => e.best_move(board, d0, d1, false, s),
+            (Player::Plied(e, plies), Some(s)) => e.best_move_plied(board, d0, d1, plies, true, s),
             _ => pubeval_move(board, d0, d1, &mut self.moves),
         }
     }

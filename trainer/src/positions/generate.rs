@@ -28,7 +28,7 @@ fn game_positions(
     eval: &Evaluator,
     seed: u64,
     g: u64,
-    threshold: f32,
+    keep: Disagreement,
     classes: &[Class],
     s: &mut Scratch,
 ) -> (Vec<(Board, Class)>, Vec<Class>) {
@@ -45,8 +45,10 @@ fn game_positions(
         if classes.contains(&class) {
             seen.push(class);
             let e0 = eval.evaluate(&board, s).equity();
-            let e1 = eval.evaluate_plied(&board, 1, false, s).equity();
-            if (e0 - e1).abs() >= threshold {
+            let e1 = eval
+                .evaluate_plied(&board, keep.plies, keep.prune, s)
+                .equity();
+            if (e0 - e1).abs() >= keep.threshold {
                 kept.push((board, class));
             }
         }
@@ -59,6 +61,19 @@ fn game_positions(
     }
 }
 
+/// Which self-play positions are kept: those whose 0-ply equity and
+/// `plies`-ply equity (with the pruning nets if `prune`) differ by at
+/// least `threshold`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Disagreement {
+    /// The least equity difference kept.
+    pub threshold: f32,
+    /// The deeper evaluation's plies (1 to [`nets::MAX_PLIES`]).
+    pub plies: u32,
+    /// The deeper evaluation chooses its moves with the pruning nets.
+    pub prune: bool,
+}
+
 /// Plays `games` games (in parallel, in chunks; `progress(done)` after each)
 /// and returns the unique positions that pass, in order of first
 /// appearance (game by game), with counts per class. Once `stop()` holds,
@@ -69,7 +84,7 @@ pub fn generate(
     eval: &Evaluator,
     games: u64,
     seed: u64,
-    threshold: f32,
+    keep: Disagreement,
     classes: &[Class],
     progress: &mut dyn FnMut(u64),
     stop: &(dyn Fn() -> bool + Sync),
@@ -84,7 +99,7 @@ pub fn generate(
             .into_par_iter()
             .map_init(
                 || eval.scratch(),
-                |s, g| (!stop()).then(|| game_positions(eval, seed, g, threshold, classes, s)),
+                |s, g| (!stop()).then(|| game_positions(eval, seed, g, keep, classes, s)),
             )
             .collect();
         let Some(found) = found else { break };

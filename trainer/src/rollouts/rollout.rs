@@ -6,7 +6,7 @@
 //! else (not threads, shards or order).
 
 use crate::keyed::{self, key_words};
-use board::{cubeless_equity, eval_over, invert, Board, Dice, MoveList, Probabilities, Variant};
+use board::{cubeless_equity, eval_over, invert, Board, Dice, Probabilities, Variant};
 use nets::{Class, Evaluator, Scratch};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -16,7 +16,8 @@ use serde::Serialize;
 pub struct RolloutSettings {
     /// Trials per position.
     pub trials: u32,
-    /// Plies of the move choice (0 or 1).
+    /// Plies of the move choice (0 to [`nets::MAX_PLIES`], as
+    /// [`nets::Evaluator::best_move_plied`] chooses).
     pub plies: u32,
     /// Seed of the dice.
     pub seed: u64,
@@ -90,7 +91,6 @@ fn trial(
     opening: [(u8, u8); 2],
     later: &mut Dice,
     s: &mut Scratch,
-    moves: &mut MoveList,
 ) -> Probabilities {
     let mut board = *start;
     let mut flipped = false;
@@ -132,7 +132,9 @@ fn trial(
         }
         let after = match known {
             Some(after) => after,
-            None => best_move(eval, &board, d0, d1, settings.plies, s, moves).unwrap_or(board),
+            None => eval
+                .best_move_plied(&board, d0, d1, settings.plies, false, s)
+                .unwrap_or(board),
         };
         if let Some(p) = eval_over(&after, Variant::Standard) {
             return result(view(p, flipped), &luck);
@@ -175,31 +177,6 @@ fn roll_luck(
     (std::array::from_fn(|k| actual.0[k] - mean[k]), actual.1)
 }
 
-/// The best move at 0 or 1 ply (`moves`: working space for the 1-ply
-/// candidates).
-fn best_move(
-    eval: &Evaluator,
-    board: &Board,
-    d0: u8,
-    d1: u8,
-    plies: u32,
-    s: &mut Scratch,
-    moves: &mut MoveList,
-) -> Option<Board> {
-    if plies == 0 {
-        return eval.best_move(board, d0, d1, false, s);
-    }
-    let mut best: Option<(f32, Board)> = None;
-    for &after in moves.generate(board, d0.max(d1), d0.min(d1)) {
-        let e = eval.evaluate_plied(&after.swapped(), plies, false, s);
-        let score = -cubeless_equity(&e.outputs);
-        if best.is_none_or(|(b, _)| score > b) {
-            best = Some((score, after));
-        }
-    }
-    best.map(|(_, b)| b)
-}
-
 /// Trials played between two additions to the sums: the outcomes of one
 /// chunk are all a rollout keeps, so any number of trials runs in bounded
 /// memory.
@@ -219,12 +196,12 @@ pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> R
         let outcomes: Vec<Probabilities> = (start..end)
             .into_par_iter()
             .map_init(
-                || (eval.scratch(), MoveList::new()),
-                |(s, moves), t| {
+                || eval.scratch(),
+                |s, t| {
                     let first = roll_of(orders[0][(t % 36) as usize]);
                     let second = roll_of(orders[1][((t / 36) % 36) as usize]);
                     let mut later = keyed::dice(seed, &[w[0], w[1], w[2], t, LATER_TAG]);
-                    trial(eval, board, settings, [first, second], &mut later, s, moves)
+                    trial(eval, board, settings, [first, second], &mut later, s)
                 },
             )
             .collect();

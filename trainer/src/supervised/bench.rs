@@ -53,6 +53,18 @@ pub fn position_errors(outputs: &[f32; 5], targets: &[f32; 5]) -> (f64, f64) {
 /// `classes` (all net classes if empty), in parallel; sums are taken in
 /// record order, so the report does not depend on the threads.
 pub fn bench(eval: &Evaluator, records: &[Record], classes: &[Class]) -> BenchReport {
+    bench_plied(eval, records, classes, 0, false)
+}
+
+/// [`bench`] of the net's `plies`-ply evaluation (with the pruning nets
+/// inside the search if `prune`).
+pub fn bench_plied(
+    eval: &Evaluator,
+    records: &[Record],
+    classes: &[Class],
+    plies: u32,
+    prune: bool,
+) -> BenchReport {
     let wanted = |c: Class| {
         if classes.is_empty() {
             c.uses_net()
@@ -70,7 +82,7 @@ pub fn bench(eval: &Evaluator, records: &[Record], classes: &[Class]) -> BenchRe
                     return None;
                 }
                 let board = board::Board::from_id_bytes(&r.key).ok()?;
-                let out = eval.evaluate(&board, s).outputs;
+                let out = eval.evaluate_plied(&board, plies, prune, s).outputs;
                 let (eq, nobg) = position_errors(&out, &r.targets);
                 Some((class, eq, nobg))
             },

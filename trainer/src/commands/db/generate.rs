@@ -11,7 +11,7 @@ use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::evaluator_args::EvaluatorArgs;
 use trainer::positions::db::{class_code, PositionDb};
-use trainer::positions::generate::GenerateStats;
+use trainer::positions::generate::{Disagreement, GenerateStats};
 
 /// Arguments of `db generate`.
 #[derive(Args, Debug)]
@@ -24,9 +24,15 @@ pub struct GenerateArgs {
     /// The database to write.
     #[arg(short = 'o', long, value_name = "DB")]
     output: PathBuf,
-    /// Minimum |0-ply − 1-ply| equity difference.
+    /// Minimum |0-ply − n-ply| equity difference (n = --plies).
     #[arg(long, default_value_t = 0.1)]
     threshold: f32,
+    /// The plies of the evaluation the 0-ply one is compared with.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=nets::MAX_PLIES as i64))]
+    plies: u32,
+    /// That evaluation chooses its moves with gnubg's pruning nets.
+    #[arg(long)]
+    prune: bool,
     #[command(flatten)]
     classes: KeepClasses,
     /// Seed of the dice.
@@ -58,7 +64,11 @@ pub fn run(args: &GenerateArgs, stop: &AtomicBool) -> Result<Outcome> {
         &eval,
         games,
         args.seed,
-        threshold,
+        Disagreement {
+            threshold,
+            plies: args.plies,
+            prune: args.prune,
+        },
         &classes,
         &mut |d| bar.update(d),
         &|| stop.load(Ordering::SeqCst),
@@ -74,6 +84,7 @@ pub fn run(args: &GenerateArgs, stop: &AtomicBool) -> Result<Outcome> {
         output,
         serde_json::json!({
             "games": stats.games, "seed": args.seed, "threshold": threshold,
+            "plies": args.plies, "prune": args.prune,
             "classes": args.classes.names(),
             "weights": weights, "weights_md5": file_md5(&weights)?,
         }),

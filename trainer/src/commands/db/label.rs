@@ -1,6 +1,6 @@
 //! `db label race` and `db label eval`.
 
-use super::{claim_in_place, open, save_provenance};
+use super::{check_db_output, claim_in_place, open, save_provenance};
 use crate::commands::args::RunArgs;
 use crate::commands::common::file_md5;
 use anyhow::{Context, Result};
@@ -182,6 +182,9 @@ fn eval(args: &EvalArgs, stop: &AtomicBool) -> Result<Outcome> {
     let eval = args.evaluator.build()?;
     let _claim = claim_in_place(args.evaluator.input_files(), &args.db)?;
     let mut db = open(&args.db)?;
+    if !args.resume {
+        check_db_output(&args.db)?;
+    }
     let weights_md5 = file_md5(&weights)?;
     let labelling = EvalLabelling {
         eval: &eval,
