@@ -12,6 +12,7 @@ use databases::{Database, Kind};
 use std::fmt;
 use std::path::Path;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicI8, Ordering};
 
 /// Why a set of bearoff databases cannot be used for evaluation.
 #[derive(Debug, thiserror::Error)]
@@ -43,7 +44,18 @@ struct OneSided {
     db: Database,
     points: usize,
     name: PathBuf,
+    /// gnubg's `MaxTurns` of each position, filled in as they are asked
+    /// for ([`TURNS_UNKNOWN`] until then; empty for databases of more than
+    /// [`MAX_TURNS_CACHED`] positions). Every thread computes the same
+    /// value from the same record, so the order of the fills never shows.
+    max_turns: Vec<AtomicI8>,
 }
+
+/// A position whose `MaxTurns` is not cached yet.
+const TURNS_UNKNOWN: i8 = i8::MIN;
+/// The largest one-sided database whose `MaxTurns` are cached (one byte
+/// each): gnubg's 6-point database has 54,264 positions.
+const MAX_TURNS_CACHED: u64 = 1 << 22;
 
 /// A two-sided database (`chequers` per side on `points` points).
 struct TwoSided {
@@ -107,10 +119,17 @@ impl BearoffDatabases {
                     if points < 6 {
                         return Err(BearoffError::TooSmall(name, points.into()));
                     }
+                    let positions = board::combination(usize::from(points) + 15, 15);
+                    let cached = if positions <= MAX_TURNS_CACHED {
+                        positions as usize
+                    } else {
+                        0
+                    };
                     one = Some(OneSided {
                         db,
                         points: points.into(),
                         name,
+                        max_turns: (0..cached).map(|_| AtomicI8::new(TURNS_UNKNOWN)).collect(),
                     });
                 }
                 BearoffFile::TwoSided(db, name) => {
@@ -232,7 +251,21 @@ impl BearoffDatabases {
     /// gnubg's `MaxTurns`: the last roll count with a non-zero probability in
     /// the one-sided distribution of a side within the database.
     pub(crate) fn max_turns(&self, side: &[u8; 25]) -> i32 {
-        let (d, _) = self.one_sided_distribution(side);
-        d.iter().rposition(|&v| v != 0).map_or(-1, |i| i as i32)
+        let id = board::rank(&side[..self.one.points]);
+        let compute = || {
+            let (d, _) = self.one.db.one_sided(id);
+            d.iter().rposition(|&v| v != 0).map_or(-1, |i| i as i32)
+        };
+        let Some(slot) = self.one.max_turns.get(id as usize) else {
+            return compute();
+        };
+        match slot.load(Ordering::Relaxed) {
+            TURNS_UNKNOWN => {
+                let turns = compute();
+                slot.store(turns as i8, Ordering::Relaxed);
+                turns
+            }
+            turns => i32::from(turns),
+        }
     }
 }

@@ -13,6 +13,7 @@ use crate::inputs::{
 use crate::net::{NetKind, Nets};
 use crate::race_backgammon::race_backgammon_override;
 use crate::sanity::sanity_check;
+use crate::search_cache::SearchCache;
 use board::{cubeless_equity, Probabilities};
 use board::{eval_over, Board, MoveList, Variant};
 
@@ -54,6 +55,24 @@ pub struct Scratch {
     pub(crate) batch: BatchScratch,
 }
 
+impl Scratch {
+    /// Starts an n-ply search: evaluations are cached until
+    /// [`Scratch::end_search`]. Returns false inside a search (the outer
+    /// one keeps the cache and ends it).
+    pub(crate) fn begin_search(&mut self) -> bool {
+        let full = self.batch.full_cache.begin();
+        let prune = self.batch.prune_cache.begin();
+        debug_assert_eq!(full, prune);
+        full
+    }
+
+    /// Ends the search begun by [`Scratch::begin_search`].
+    pub(crate) fn end_search(&mut self) {
+        self.batch.full_cache.end();
+        self.batch.prune_cache.end();
+    }
+}
+
 /// Buffers of batched evaluation.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BatchScratch {
@@ -65,6 +84,14 @@ pub(crate) struct BatchScratch {
     inputs: Vec<f32>,
     hidden: Vec<f32>,
     net_out: Vec<Probabilities>,
+    /// Which batch boards were found in the cache.
+    cached: Vec<bool>,
+    /// The boards still to evaluate.
+    todo: Vec<usize>,
+    /// 0-ply evaluations of the search under way.
+    pub(crate) full_cache: SearchCache,
+    /// Pruning-net evaluations of the search under way.
+    pub(crate) prune_cache: SearchCache,
 }
 
 impl BatchScratch {
@@ -158,11 +185,13 @@ impl Evaluator {
 
     /// Static (0-ply) evaluation of `board` (`sides[1]` on roll).
     pub fn evaluate(&self, board: &Board, scratch: &mut Scratch) -> Evaluation {
-        let class = self.classify(board);
-        Evaluation {
-            class,
-            outputs: self.evaluate_class(board, class, &mut scratch.net),
+        if let Some((class, outputs)) = scratch.batch.full_cache.get(board) {
+            return Evaluation { class, outputs };
         }
+        let class = self.classify(board);
+        let outputs = self.evaluate_class(board, class, &mut scratch.net);
+        scratch.batch.full_cache.put(board, class, outputs);
+        Evaluation { class, outputs }
     }
 
     /// 0-ply evaluation of many positions (e.g. candidate moves, already
@@ -191,17 +220,29 @@ impl Evaluator {
     pub(crate) fn evaluate_batch(&self, b: &mut BatchScratch, s: &mut NetScratch) {
         let n = b.boards.len();
         b.classes.clear();
-        b.classes.extend(b.boards.iter().map(|x| self.classify(x)));
         b.outputs.clear();
         b.outputs.resize(n, [0.0; 5]);
+        b.cached.clear();
+        for (i, board) in b.boards.iter().enumerate() {
+            let found = b.full_cache.get(board);
+            b.cached.push(found.is_some());
+            match found {
+                Some((class, outputs)) => {
+                    b.classes.push(class);
+                    b.outputs[i] = outputs;
+                }
+                None => b.classes.push(self.classify(board)),
+            }
+        }
         for (i, &class) in b.classes.iter().enumerate() {
-            if !class.uses_net() {
+            if !class.uses_net() && !b.cached[i] {
                 b.outputs[i] = self.evaluate_class(&b.boards[i], class, s);
             }
         }
         for class in [Class::Contact, Class::Crashed, Class::Race] {
             b.members.clear();
-            b.members.extend((0..n).filter(|&i| b.classes[i] == class));
+            b.members
+                .extend((0..n).filter(|&i| b.classes[i] == class && !b.cached[i]));
             if b.members.is_empty() {
                 continue;
             }
@@ -255,6 +296,9 @@ impl Evaluator {
                 b.outputs[i] = out;
             }
         }
+        for i in (0..n).filter(|&i| !b.cached[i]) {
+            b.full_cache.put(&b.boards[i], b.classes[i], b.outputs[i]);
+        }
     }
 
     /// The pruning-net evaluations (as [`Evaluator::evaluate_pruning_net`]
@@ -269,40 +313,52 @@ impl Evaluator {
     ) {
         let n = b.boards.len();
         b.outputs.clear();
+        b.outputs.resize(n, [0.0; 5]);
+        b.todo.clear();
+        for (i, board) in b.boards.iter().enumerate() {
+            match b.prune_cache.get(board) {
+                Some((_, outputs)) => b.outputs[i] = outputs,
+                None => b.todo.push(i),
+            }
+        }
         let kind = NetKind::for_class(class, true).unwrap_or(NetKind::PruneContact);
         let net = self.nets.get(kind);
-        if n < 2
+        let count = b.todo.len();
+        if count < 2
             || !crate::forward_batch::batch_available(self.simd)
             || !crate::forward_batch::batch_exact(net)
         {
-            for board in &b.boards {
-                let out = self.evaluate_pruning(board, class, s);
-                b.outputs.push(out);
+            for &i in &b.todo {
+                b.outputs[i] = self.evaluate_pruning(&b.boards[i], class, s);
             }
-            return;
-        }
-        let width = net.inputs();
-        b.inputs.resize(n * width, 0.0);
-        for (board, row) in b.boards.iter().zip(b.inputs.chunks_exact_mut(width)) {
-            crate::inputs::base_inputs(board, row);
-        }
-        b.net_out.resize(n, [0.0; 5]);
-        crate::forward_batch::forward_batch(
-            net,
-            &b.inputs,
-            n,
-            &mut b.hidden,
-            &mut b.net_out,
-            self.arith,
-            self.simd,
-        );
-        for (board, &raw) in b.boards.iter().zip(&b.net_out) {
-            let mut out = raw;
-            if class == Class::Race {
-                race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
+        } else {
+            let width = net.inputs();
+            b.inputs.resize(count * width, 0.0);
+            for (&i, row) in b.todo.iter().zip(b.inputs.chunks_exact_mut(width)) {
+                crate::inputs::base_inputs(&b.boards[i], row);
             }
-            sanity_check(board, &mut out, &self.bearoff);
-            b.outputs.push(out);
+            b.net_out.resize(count, [0.0; 5]);
+            crate::forward_batch::forward_batch(
+                net,
+                &b.inputs,
+                count,
+                &mut b.hidden,
+                &mut b.net_out,
+                self.arith,
+                self.simd,
+            );
+            for (&i, &raw) in b.todo.iter().zip(&b.net_out) {
+                let board = &b.boards[i];
+                let mut out = raw;
+                if class == Class::Race {
+                    race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
+                }
+                sanity_check(board, &mut out, &self.bearoff);
+                b.outputs[i] = out;
+            }
+        }
+        for &i in &b.todo {
+            b.prune_cache.put(&b.boards[i], class, b.outputs[i]);
         }
     }
 

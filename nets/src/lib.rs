@@ -37,6 +37,7 @@ pub mod pubeval;
 pub mod race_backgammon;
 mod rcp_table;
 pub mod sanity;
+mod search_cache;
 pub mod sigmoid;
 pub mod train;
 pub mod weights;

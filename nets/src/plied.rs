@@ -21,6 +21,19 @@ impl Evaluator {
         prune: bool,
         scratch: &mut Scratch,
     ) -> Evaluation {
+        if plies == 0 {
+            return self.evaluate(board, scratch);
+        }
+        let outer = scratch.begin_search();
+        let e = self.search(board, plies, prune, scratch);
+        if outer {
+            scratch.end_search();
+        }
+        e
+    }
+
+    /// [`Evaluator::evaluate_plied`] within a search.
+    fn search(&self, board: &Board, plies: u32, prune: bool, scratch: &mut Scratch) -> Evaluation {
         let class = self.classify(board);
         if plies == 0 || class.is_exact() {
             return Evaluation {
@@ -41,7 +54,7 @@ impl Evaluator {
                 let after = self
                     .best_move(board, roll.high, roll.low, prune, scratch)
                     .unwrap_or(*board);
-                self.evaluate_plied(&after.swapped(), plies - 1, prune, scratch)
+                self.search(&after.swapped(), plies - 1, prune, scratch)
             };
             let w = roll.weight() as f32;
             for (a, v) in acc.iter_mut().zip(reply.outputs) {
@@ -99,7 +112,7 @@ impl Evaluator {
         };
         let mut best: Option<(f32, Board)> = None;
         for after in candidates {
-            let e = self.evaluate_plied(&after.swapped(), plies, prune, scratch);
+            let e = self.search(&after.swapped(), plies, prune, scratch);
             let score = -board::cubeless_equity(&e.outputs);
             if best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, after));

@@ -1,6 +1,7 @@
 //! Evaluating a stream of Position IDs and printing one line per position
 //! (tab-separated or JSON), as `trainer eval` does.
 
+use crate::scratch_pool::ScratchPool;
 use board::{Board, PositionIdError};
 use nets::{Evaluation, Evaluator};
 use serde::Serialize;
@@ -110,6 +111,7 @@ pub fn evaluate_ids(
     } else {
         1
     };
+    let pool = ScratchPool::new(evaluator);
     let mut summary = Summary::default();
     let mut pending = Vec::with_capacity(chunk);
     for line in ids {
@@ -117,24 +119,10 @@ pub fn evaluate_ids(
             pending.push(parsed);
         }
         if pending.len() >= chunk {
-            write_chunk(
-                evaluator,
-                options,
-                &mut pending,
-                out,
-                &mut on_bad,
-                &mut summary,
-            )?;
+            write_chunk(&pool, options, &mut pending, out, &mut on_bad, &mut summary)?;
         }
     }
-    write_chunk(
-        evaluator,
-        options,
-        &mut pending,
-        out,
-        &mut on_bad,
-        &mut summary,
-    )?;
+    write_chunk(&pool, options, &mut pending, out, &mut on_bad, &mut summary)?;
     out.flush().map_err(StreamError::Write)?;
     Ok(summary)
 }
@@ -165,7 +153,7 @@ fn parse_line(line: Line) -> Option<Parsed> {
 /// Evaluates the positions of `pending` in parallel, then writes their
 /// lines (and reports the bad ones) in order, and empties it.
 fn write_chunk(
-    evaluator: &Evaluator,
+    pool: &ScratchPool,
     options: EvalOptions,
     pending: &mut Vec<Parsed>,
     out: &mut impl Write,
@@ -175,16 +163,13 @@ fn write_chunk(
     use rayon::prelude::*;
     let results: Vec<Result<(String, Evaluation), String>> = pending
         .par_drain(..)
-        .map_init(
-            || evaluator.scratch(),
-            |scratch, parsed| match parsed {
-                Parsed::Good(id, board) => Ok((
-                    id,
-                    evaluator.evaluate_plied(&board, options.plies, options.prune, scratch),
-                )),
-                Parsed::Bad(why) => Err(why),
-            },
-        )
+        .map(|parsed| match parsed {
+            Parsed::Good(id, board) => Ok((
+                id,
+                pool.with(|e, s| e.evaluate_plied(&board, options.plies, options.prune, s)),
+            )),
+            Parsed::Bad(why) => Err(why),
+        })
         .collect();
     for result in results {
         match result {

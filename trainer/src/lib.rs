@@ -33,5 +33,6 @@ pub mod play;
 pub mod positions;
 pub mod provenance;
 pub mod rollouts;
+pub mod scratch_pool;
 pub mod supervised;
 pub mod td;

@@ -7,6 +7,7 @@
 use crate::positions::db::{DbError, PositionDb, Record, HAS_TARGETS};
 use crate::rollouts::job::{finish, journaled, JobError, Journal, Shard};
 use crate::rollouts::race_label;
+use crate::scratch_pool::ScratchPool;
 use board::Board;
 use nets::{BearoffDatabases, Evaluator};
 use std::path::Path;
@@ -222,7 +223,8 @@ impl EvalLabelling<'_> {
             return Err(LabellingError::NothingToLabel("positions in this shard"));
         }
         let total = todo.len();
-        let work = |i: usize, r: &Record| self.label(i, r);
+        let pool = ScratchPool::new(self.eval);
+        let work = |i: usize, r: &Record| self.label(i, r, &pool);
         let ran = journaled(
             path,
             db,
@@ -251,14 +253,10 @@ impl EvalLabelling<'_> {
     }
 
     /// Record `i`, `r`, labelled.
-    fn label(&self, i: usize, r: &Record) -> Result<Record, DbError> {
+    fn label(&self, i: usize, r: &Record, pool: &ScratchPool) -> Result<Record, DbError> {
         let board = Board::from_id_bytes(&r.key)
             .map_err(|e| DbError::Corrupt(format!("record {i} is not a position ({e})")))?;
-        let mut scratch = self.eval.scratch();
-        let outputs = self
-            .eval
-            .evaluate_plied(&board, self.plies, self.prune, &mut scratch)
-            .outputs;
+        let outputs = pool.with(|e, s| e.evaluate_plied(&board, self.plies, self.prune, s).outputs);
         Ok(Record {
             flags: HAS_TARGETS,
             trials: 0,
