@@ -56,7 +56,7 @@ pub fn bench(eval: &Evaluator, records: &[Record], classes: &[Class]) -> BenchRe
     bench_plied(eval, records, classes, 0, false)
 }
 
-/// [`bench`] of the net's `plies`-ply evaluation (with the pruning nets
+/// [`bench()`] of the net's `plies`-ply evaluation (with the pruning nets
 /// inside the search if `prune`).
 pub fn bench_plied(
     eval: &Evaluator,
