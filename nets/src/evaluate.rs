@@ -276,16 +276,7 @@ impl Evaluator {
                     }
                 }
             }
-            b.net_out.resize(count, [0.0; 5]);
-            crate::forward_batch::forward_batch(
-                net,
-                &b.inputs,
-                count,
-                &mut b.hidden,
-                &mut b.net_out,
-                self.arith,
-                self.simd,
-            );
+            self.forward_inputs(net, count, b);
             for (k, &i) in b.members.iter().enumerate() {
                 let mut out = b.net_out[k];
                 let board = &b.boards[i];
@@ -337,16 +328,7 @@ impl Evaluator {
             for (&i, row) in b.todo.iter().zip(b.inputs.chunks_exact_mut(width)) {
                 crate::inputs::base_inputs(&b.boards[i], row);
             }
-            b.net_out.resize(count, [0.0; 5]);
-            crate::forward_batch::forward_batch(
-                net,
-                &b.inputs,
-                count,
-                &mut b.hidden,
-                &mut b.net_out,
-                self.arith,
-                self.simd,
-            );
+            self.forward_inputs(net, count, b);
             for (&i, &raw) in b.todo.iter().zip(&b.net_out) {
                 let board = &b.boards[i];
                 let mut out = raw;
@@ -360,6 +342,21 @@ impl Evaluator {
         for &i in &b.todo {
             b.prune_cache.put(&b.boards[i], class, b.outputs[i]);
         }
+    }
+
+    /// The forward pass of `net` on the first `count` input vectors of the
+    /// batch's inputs, into its net outputs.
+    fn forward_inputs(&self, net: &crate::net::Net, count: usize, b: &mut BatchScratch) {
+        b.net_out.resize(count, [0.0; 5]);
+        crate::forward_batch::forward_batch(
+            net,
+            &b.inputs,
+            count,
+            &mut b.hidden,
+            &mut b.net_out,
+            self.arith,
+            self.simd,
+        );
     }
 
     /// Writes the input vector of the net that evaluates `class` (contact,

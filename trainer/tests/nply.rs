@@ -204,8 +204,9 @@ fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
         &["db", "rollout", s(&db), "--plies", "9"],
         "9",
     );
-    // An interrupted 1-ply labelling's journal: a 2-ply run, or one with
-    // other weights, refuses to resume it.
+    // An interrupted 3-ply labelling's journal (3 plies: slow enough to be
+    // caught running): a 2-ply run, or one with other weights or pruning,
+    // refuses to resume it.
     let mut cmd = Command::new(BIN);
     cmd.args([
         "db",
@@ -213,7 +214,7 @@ fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
         "eval",
         s(&db),
         "--plies",
-        "1",
+        "3",
         "--chunk",
         "1",
         "--threads",
@@ -229,11 +230,12 @@ fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
         .args(["-9", &running.pid().to_string()])
         .status()
         .unwrap();
-    let _ = running.finish(Duration::from_secs(30));
-    if !journal.exists() {
-        // It finished before the kill: nothing to resume in this run.
-        return;
-    }
+    let out = running.finish(Duration::from_secs(30));
+    assert!(
+        journal.exists(),
+        "finished before the kill\n{}",
+        describe(&out)
+    );
     let journal_bytes = std::fs::read(&journal).unwrap();
     run(&["--plies", "2", "--resume"], "other settings");
     let other = dir.path().join("other.wd");
@@ -244,7 +246,7 @@ fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
         "eval",
         s(&db),
         "--plies",
-        "1",
+        "3",
         "--resume",
         "--weights",
         s(&other),
@@ -255,7 +257,7 @@ fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
     ];
     assert_one_line_failure(BIN, "trainer", &args, "other settings");
     assert_eq!(std::fs::read(&db).unwrap(), before);
-    run(&["--plies", "1", "--prune", "--resume"], "other settings");
+    run(&["--plies", "3", "--prune", "--resume"], "other settings");
     assert_eq!(
         std::fs::read(&journal).unwrap(),
         journal_bytes,

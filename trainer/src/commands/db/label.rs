@@ -145,11 +145,7 @@ fn race(args: &RaceArgs, stop: &AtomicBool) -> Result<Outcome> {
         .with_context(context)?;
     bar.finish();
     let Some(summary) = summary else {
-        support::note!(
-            "trainer db label: stopped; finished positions are in {} (continue with --resume)",
-            journal_path(&args.db).display()
-        );
-        return Ok(Outcome::Interrupted);
+        return Ok(stopped(&args.db));
     };
     save_provenance(&args.db, summary.settings.clone())?;
     report_race(args, &summary)?;
@@ -222,11 +218,7 @@ fn eval(args: &EvalArgs, stop: &AtomicBool) -> Result<Outcome> {
         bar.finish();
     }
     let Some(summary) = summary else {
-        support::note!(
-            "trainer db label: stopped; finished positions are in {} (continue with --resume)",
-            journal_path(&args.db).display()
-        );
-        return Ok(Outcome::Interrupted);
+        return Ok(stopped(&args.db));
     };
     let mut settings = summary.settings;
     settings["weights"] = serde_json::json!(weights);
@@ -245,4 +237,13 @@ fn eval(args: &EvalArgs, stop: &AtomicBool) -> Result<Outcome> {
         args.db.display()
     )?;
     Ok(Outcome::Done)
+}
+
+/// What a labelling stopped by a signal says: the journal keeps its work.
+fn stopped(db: &std::path::Path) -> Outcome {
+    support::note!(
+        "trainer db label: stopped; finished positions are in {} (continue with --resume)",
+        journal_path(db).display()
+    );
+    Outcome::Interrupted
 }
