@@ -52,6 +52,20 @@ fn label(db: &Path, extra: &[&str]) -> String {
     ok(&args)
 }
 
+/// Kills `running` with SIGKILL and checks that it had not finished.
+fn kill_9(running: Running) {
+    Command::new("kill")
+        .args(["-9", &running.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = running.finish(Duration::from_secs(30));
+    assert!(
+        !out.status.success(),
+        "finished before the kill\n{}",
+        describe(&out)
+    );
+}
+
 #[test]
 fn labels_are_the_evaluations_of_trainer_eval() {
     let dir = tempdir("bgkit-nply.");
@@ -122,16 +136,7 @@ fn kill_9_during_labelling_then_resume_is_identical() {
         "the journal holds positions",
         || std::fs::metadata(&journal).is_ok_and(|m| m.len() > 600),
     );
-    Command::new("kill")
-        .args(["-9", &running.pid().to_string()])
-        .status()
-        .unwrap();
-    let out = running.finish(Duration::from_secs(30));
-    assert!(
-        !out.status.success(),
-        "finished before the kill\n{}",
-        describe(&out)
-    );
+    kill_9(running);
     assert_eq!(
         std::fs::read(&cut).unwrap(),
         before,
@@ -226,16 +231,8 @@ fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
     wait_until(Duration::from_secs(120), "the journal exists", || {
         journal.exists()
     });
-    Command::new("kill")
-        .args(["-9", &running.pid().to_string()])
-        .status()
-        .unwrap();
-    let out = running.finish(Duration::from_secs(30));
-    assert!(
-        journal.exists(),
-        "finished before the kill\n{}",
-        describe(&out)
-    );
+    kill_9(running);
+    assert!(journal.exists(), "the journal is kept");
     let journal_bytes = std::fs::read(&journal).unwrap();
     run(&["--plies", "2", "--resume"], "other settings");
     let other = dir.path().join("other.wd");
