@@ -98,6 +98,26 @@ impl Evaluator {
         if plies == 0 {
             return self.best_move(board, d0, d1, prune, scratch);
         }
+        // One search for all the candidates: positions that several
+        // candidates' searches meet are evaluated once.
+        let outer = scratch.begin_search();
+        let best = self.best_move_searched(board, d0, d1, plies, prune, scratch);
+        if outer {
+            scratch.end_search();
+        }
+        best
+    }
+
+    /// [`Evaluator::best_move_plied`] above 0 ply, within a search.
+    fn best_move_searched(
+        &self,
+        board: &Board,
+        d0: u8,
+        d1: u8,
+        plies: u32,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> Option<Board> {
         let moves = scratch
             .moves
             .generate(board, d0.max(d1), d0.min(d1))
