@@ -442,18 +442,10 @@ fn generate_keeps_unique_positions_over_the_threshold() {
             "{r}"
         );
     }
-    let equities = |plies: &str| -> Vec<f64> {
-        let mut a = vec!["eval", "--json", "--plies", plies];
+    let equities = |plies: &str| {
+        let mut a = vec!["--plies", plies];
         a.extend(evaluator());
-        a.extend(ids.iter().copied());
-        ok(&a)
-            .lines()
-            .map(|l| {
-                serde_json::from_str::<serde_json::Value>(l).unwrap()["equity"]
-                    .as_f64()
-                    .unwrap()
-            })
-            .collect()
+        common::eval_equities(&a, &ids)
     };
     for ((id, e0), e1) in ids.iter().zip(equities("0")).zip(equities("1")) {
         assert!(

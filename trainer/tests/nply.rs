@@ -319,18 +319,11 @@ fn generate_keeps_positions_where_0_ply_and_2_ply_disagree() {
     ok(&args);
     let rows = dump(&db);
     assert!(!rows.is_empty());
-    let equities = |plies: &str| -> Vec<f64> {
-        let mut a = vec!["eval", "--json", "--prune", "--plies", plies];
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let equities = |plies: &str| {
+        let mut a = vec!["--prune", "--plies", plies];
         a.extend(evaluator());
-        a.extend(rows.iter().map(|r| r["id"].as_str().unwrap()));
-        ok(&a)
-            .lines()
-            .map(|l| {
-                serde_json::from_str::<serde_json::Value>(l).unwrap()["equity"]
-                    .as_f64()
-                    .unwrap()
-            })
-            .collect()
+        common::eval_equities(&a, &ids)
     };
     for ((r, e0), e2) in rows.iter().zip(equities("0")).zip(equities("2")) {
         assert!(

@@ -62,3 +62,19 @@ pub fn dump(db: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// The equities `trainer eval --json` prints for `ids`, with the options
+/// `args` (plies, pruning, evaluator).
+pub fn eval_equities(args: &[&str], ids: &[&str]) -> Vec<f64> {
+    let mut a = vec!["eval", "--json"];
+    a.extend(args);
+    a.extend(ids);
+    ok(&a)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["equity"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect()
+}
