@@ -29,6 +29,7 @@ pub mod eval;
 pub mod evaluator_args;
 pub mod init;
 pub mod keyed;
+pub mod pipeline;
 pub mod play;
 pub mod positions;
 pub mod provenance;

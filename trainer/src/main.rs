@@ -4,7 +4,7 @@
 mod commands;
 
 use clap::{Parser, Subcommand};
-use commands::{bench, db, eval, new, play, plot, td, train, weights};
+use commands::{bench, db, eval, new, play, plot, round, td, train, weights};
 use std::process::ExitCode;
 
 /// bgkit trainer: make, train, compare and evaluate gnubg-compatible nets.
@@ -44,8 +44,12 @@ enum Command {
     Train(train::TrainArgs),
     /// gnubg-nn's error measures of a net against a database's targets.
     Bench(bench::BenchArgs),
-    /// Evaluate positions (Position IDs) at 0 or 1 ply.
+    /// Evaluate positions (Position IDs) at 0 to 3 plies.
     Eval(eval::EvalArgs),
+    /// Run a training round from a plan file: self-play positions, a
+    /// teacher's labels, the three nets trained, held-out errors and a
+    /// match; resumable stage by stage.
+    Round(round::RoundArgs),
 }
 
 fn main() -> ExitCode {
@@ -80,5 +84,6 @@ fn main() -> ExitCode {
             bench::run(&args)
         }
         Command::Eval(args) => eval::run(&args),
+        Command::Round(args) => round::run(&args),
     })
 }

@@ -456,6 +456,46 @@ fn generate_keeps_unique_positions_over_the_threshold() {
 }
 
 #[test]
+fn generate_explores_with_random_moves_of_its_own_stream() {
+    let dir = tempdir("bgkit-db.");
+    let run = |name: &str, explore: &str| {
+        let db = dir.path().join(name);
+        let mut args = vec!["db", "generate", "--games", "6", "--threshold", "0"];
+        args.extend(["--explore", explore, "--seed", "9", "-q", "-o", s(&db)]);
+        args.extend(evaluator());
+        ok(&args);
+        dump(&db)
+    };
+    let ids = |rows: &[serde_json::Value]| -> Vec<String> {
+        rows.iter()
+            .map(|r| r["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let best = ids(&run("best.db", "0"));
+    let explored = ids(&run("explored.db", "0.5"));
+    assert_eq!(
+        explored,
+        ids(&run("again.db", "0.5")),
+        "same seed, same games"
+    );
+    assert_ne!(
+        best, explored,
+        "half the moves random must change the games"
+    );
+    let never = dir.path().join("never.db");
+    let mut args = vec!["db", "generate", "--games", "1", "--explore", "1.5"];
+    args.extend(["-o", s(&never)]);
+    args.extend(evaluator());
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &args,
+        "--explore 1.5: must be between 0 and 1",
+    );
+    assert!(!never.exists());
+}
+
+#[test]
 fn bad_input_is_one_line_and_changes_nothing() {
     let dir = tempdir("bgkit-db-bad.");
     let bad_dat = dir.path().join("bad.dat");
@@ -937,6 +977,17 @@ fn supervised_training_lowers_the_held_out_error() {
     bad(
         &["--class", "contact", "--epochs", "1", "--alpha-start", "0"],
         "--alpha-start",
+    );
+    bad(
+        &[
+            "--class",
+            "contact",
+            "--until-bottoms",
+            "1",
+            "--schedule",
+            "cosine",
+        ],
+        "--schedule cosine needs --epochs N",
     );
     let bo = db_of_ids(dir.path(), "bo", &["KwAAgB0AAAAAAA".to_string()]);
     let args = [

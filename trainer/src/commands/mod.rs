@@ -9,6 +9,7 @@ pub mod eval;
 pub mod new;
 pub mod play;
 pub mod plot;
+pub mod round;
 pub mod td;
 pub mod train;
 pub mod weights;

@@ -18,7 +18,7 @@ use trainer::provenance::{NTrained, Parent, Provenance};
 use trainer::supervised::checkpoint::SupervisedCheckpoint;
 use trainer::supervised::pareto::{ParetoFront, SaveName};
 use trainer::supervised::run::{Length, SupervisedEnd, SupervisedHooks, SupervisedTrainer};
-use trainer::supervised::{training_records, Schedule, ScheduleState};
+use trainer::supervised::{training_records, Decay, Schedule, ScheduleState};
 
 /// Arguments of `trainer train`.
 #[derive(Args, Debug)]
@@ -50,6 +50,10 @@ pub struct TrainArgs {
     /// Train until α has reached --alpha-low this many times.
     #[arg(long, value_name = "K")]
     until_bottoms: Option<u64>,
+    /// How α moves: gnubg-nn's cycles, or a cosine decay from
+    /// --alpha-start to --alpha-low over --epochs.
+    #[arg(long, value_enum, default_value_t = DecayArg::Gnubg)]
+    schedule: DecayArg,
     /// Seed of the permutations.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -62,6 +66,17 @@ pub struct TrainArgs {
     /// Continue from OUT.ckpt.
     #[arg(long)]
     resume: bool,
+}
+
+/// `--schedule`.
+#[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
+enum DecayArg {
+    /// gnubg-nn's: α drops by 0.5 (or 10 %) when an epoch does not improve
+    /// the errors, and restarts at --alpha-start below --alpha-low.
+    Gnubg,
+    /// α falls along half a cosine from --alpha-start to --alpha-low over
+    /// --epochs, with a new permutation every epoch.
+    Cosine,
 }
 
 /// Largest `--alpha-start` (50 times gnubg-nn's 20): steps far larger only
@@ -88,12 +103,20 @@ impl TrainArgs {
             (None, Some(k)) => Length::Bottoms(k),
             (None, None) => bail!("give --epochs N or --until-bottoms K"),
         };
+        let decay = match (self.schedule, length) {
+            (DecayArg::Gnubg, _) => Decay::Gnubg,
+            (DecayArg::Cosine, Length::Epochs(epochs)) => Decay::Cosine { epochs },
+            (DecayArg::Cosine, Length::Bottoms(_)) => {
+                bail!("--schedule cosine needs --epochs N (it has no cycles to count)")
+            }
+        };
         let schedule = Schedule {
             alpha_start: self.alpha_start,
             alpha_low: self.alpha_low,
             ignore_bg: self.ignore_bg,
             prune: self.prune,
             seed: self.seed,
+            decay,
         };
         Ok((schedule, length))
     }

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 
 const GENERATE_TAG: u32 = 0x6E4;
+const EXPLORE_TAG: u32 = 0xE8B;
 
 /// Counts of a generation run.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -33,6 +34,7 @@ fn game_positions(
     s: &mut Scratch,
 ) -> (Vec<(Board, Class)>, Vec<Class>) {
     let mut dice = game_dice(seed, GENERATE_TAG, g);
+    let mut explore = Exploration::new(keep.explore, seed, g);
     let mut board = Board::starting();
     let (mut d0, mut d1) = dice.opening_roll();
     let mut kept = Vec::new();
@@ -44,15 +46,14 @@ fn game_positions(
         }
         if classes.contains(&class) {
             seen.push(class);
-            let e0 = eval.evaluate(&board, s).equity();
-            let e1 = eval
-                .evaluate_plied(&board, keep.plies, keep.prune, s)
-                .equity();
-            if (e0 - e1).abs() >= keep.threshold {
+            if keep.passes(eval, &board, s) {
                 kept.push((board, class));
             }
         }
-        let after = eval.best_move(&board, d0, d1, false, s).unwrap_or(board);
+        let after = match explore.random_move(&board, d0, d1) {
+            Some(random) => random,
+            None => eval.best_move(&board, d0, d1, false, s).unwrap_or(board),
+        };
         if board::eval_over(&after, board::Variant::Standard).is_some() {
             return (kept, seen);
         }
@@ -61,9 +62,11 @@ fn game_positions(
     }
 }
 
-/// Which self-play positions are kept: those whose 0-ply equity and
-/// `plies`-ply equity (with the pruning nets if `prune`) differ by at
-/// least `threshold`.
+/// Which self-play positions are kept, and how the games are played: the
+/// positions whose 0-ply equity and `plies`-ply equity (with the pruning
+/// nets if `prune`) differ by at least `threshold` (all of them at 0),
+/// in games where each move is, with probability `explore`, a random legal
+/// move instead of the best.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Disagreement {
     /// The least equity difference kept.
@@ -72,6 +75,56 @@ pub struct Disagreement {
     pub plies: u32,
     /// The deeper evaluation chooses its moves with the pruning nets.
     pub prune: bool,
+    /// The share of moves played at random (0 to 1).
+    pub explore: f64,
+}
+
+impl Disagreement {
+    /// Whether `board` is kept (a threshold of 0 keeps every position
+    /// without searching).
+    fn passes(&self, eval: &Evaluator, board: &Board, s: &mut Scratch) -> bool {
+        if self.threshold <= 0.0 {
+            return true;
+        }
+        let e0 = eval.evaluate(board, s).equity();
+        let e1 = eval
+            .evaluate_plied(board, self.plies, self.prune, s)
+            .equity();
+        (e0 - e1).abs() >= self.threshold
+    }
+}
+
+/// The random moves of one game, drawn from their own stream (keyed by the
+/// seed and the game) so that the dice stay those of the game.
+struct Exploration {
+    share: f64,
+    mt: rand_mt::Mt,
+    moves: board::MoveList,
+}
+
+impl Exploration {
+    fn new(share: f64, seed: u64, game: u64) -> Exploration {
+        Exploration {
+            share,
+            mt: crate::keyed::mt(seed, &[game as u32, (game >> 32) as u32, EXPLORE_TAG]),
+            moves: board::MoveList::new(),
+        }
+    }
+
+    /// A random legal move for dice `d0`, `d1`, drawn with probability
+    /// `share`; `None` to play the best move.
+    fn random_move(&mut self, board: &Board, d0: u8, d1: u8) -> Option<Board> {
+        if self.share <= 0.0 {
+            return None;
+        }
+        let u = f64::from(self.mt.next_u32()) / 4_294_967_296.0;
+        if u >= self.share {
+            return None;
+        }
+        let moves = self.moves.generate(board, d0.max(d1), d0.min(d1));
+        let pick = (u64::from(self.mt.next_u32()) * moves.len() as u64) >> 32;
+        moves.get(pick as usize).copied()
+    }
 }
 
 /// Plays `games` games (in parallel, in chunks; `progress(done)` after each)

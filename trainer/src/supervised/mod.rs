@@ -30,6 +30,36 @@ pub struct Schedule {
     pub prune: bool,
     /// Seed of the permutations.
     pub seed: u64,
+    /// How α moves between epochs.
+    #[serde(default)]
+    pub decay: Decay,
+}
+
+/// How α moves between epochs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum Decay {
+    /// gnubg-nn's: α drops when the errors stop improving, and a cycle
+    /// that falls below α_low restarts at α_start.
+    #[default]
+    Gnubg,
+    /// α falls from α_start to α_low along half a cosine over `epochs`
+    /// epochs, with a new permutation every epoch.
+    Cosine {
+        /// The run's length in epochs.
+        epochs: u64,
+    },
+}
+
+impl Decay {
+    /// α of epoch `epoch` (from 0) of a cosine decay over `epochs` epochs.
+    pub fn cosine_alpha(schedule: &Schedule, epoch: u64, epochs: u64) -> f32 {
+        let t = epoch.min(epochs) as f64 / epochs.max(1) as f64;
+        let (hi, lo) = (
+            f64::from(schedule.alpha_start),
+            f64::from(schedule.alpha_low),
+        );
+        (lo + (hi - lo) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())) as f32
+    }
 }
 
 impl Default for Schedule {
@@ -40,6 +70,7 @@ impl Default for Schedule {
             ignore_bg: false,
             prune: false,
             seed: 1,
+            decay: Decay::Gnubg,
         }
     }
 }
@@ -201,9 +232,14 @@ pub fn errors(eval: &Evaluator, records: &[Record], schedule: &Schedule) -> (f64
 }
 
 /// The schedule's step after measuring errors `(er, mx)`: a lower α when
-/// neither improved enough (and a new permutation if the RMS got worse).
-/// Returns true if a new permutation is needed.
+/// neither improved enough (and a new permutation if the RMS got worse);
+/// a cosine decay only draws a new permutation. Returns true if a new
+/// permutation is needed.
 pub fn after_errors(state: &mut ScheduleState, schedule: &Schedule, er: f64, mx: f64) -> bool {
+    if let Decay::Cosine { .. } = schedule.decay {
+        state.prev = (er, mx);
+        return true;
+    }
     let mut reshuffle = false;
     let (prev, prev_max) = state.prev;
     if !(er < 0.995 * prev || mx < 0.99 * prev_max) {
@@ -221,6 +257,10 @@ pub fn after_errors(state: &mut ScheduleState, schedule: &Schedule, er: f64, mx:
 /// (counted as a bottom).
 pub fn after_epoch(state: &mut ScheduleState, schedule: &Schedule) {
     state.epochs += 1;
+    if let Decay::Cosine { epochs } = schedule.decay {
+        state.alpha = Decay::cosine_alpha(schedule, state.epochs, epochs);
+        return;
+    }
     if state.alpha < schedule.alpha_low {
         state.alpha = schedule.alpha_start / 0.9;
         state.bottoms += 1;
@@ -251,6 +291,29 @@ mod tests {
         after_epoch(&mut st, &s);
         assert_eq!((st.bottoms, st.epochs), (1, 1));
         assert!((st.alpha - 20.0 / 0.9).abs() < 1e-5);
+    }
+
+    #[test]
+    fn cosine_decay_falls_from_alpha_start_to_alpha_low_and_reshuffles_every_epoch() {
+        let s = Schedule {
+            alpha_start: 1.0,
+            alpha_low: 0.01,
+            decay: Decay::Cosine { epochs: 4 },
+            ..Schedule::default()
+        };
+        let mut st = ScheduleState::start(&s);
+        let mut alphas = vec![st.alpha];
+        for _ in 0..4 {
+            // Worse errors every time: the gnubg schedule would lower α.
+            assert!(after_errors(&mut st, &s, 1.0, 1.0));
+            after_epoch(&mut st, &s);
+            alphas.push(st.alpha);
+        }
+        let want = [1.0, 0.85499, 0.505, 0.15501, 0.01];
+        for (a, w) in alphas.iter().zip(want) {
+            assert!((a - w).abs() < 1e-4, "{alphas:?}");
+        }
+        assert_eq!((st.epochs, st.bottoms), (4, 0));
     }
 
     #[test]

@@ -33,9 +33,13 @@ pub struct GenerateArgs {
     /// That evaluation chooses its moves with gnubg's pruning nets.
     #[arg(long)]
     prune: bool,
+    /// The share of moves played at random instead of the best (0 to 1):
+    /// exploration, for positions strong play rarely reaches.
+    #[arg(long, default_value_t = 0.0)]
+    explore: f64,
     #[command(flatten)]
     classes: KeepClasses,
-    /// Seed of the dice.
+    /// Seed of the dice (and of the random moves).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[command(flatten)]
@@ -54,6 +58,9 @@ pub fn run(args: &GenerateArgs, stop: &AtomicBool) -> Result<Outcome> {
     if !(threshold >= 0.0 && threshold.is_finite()) {
         bail!("--threshold {threshold}: must be 0 or more");
     }
+    if !(0.0..=1.0).contains(&args.explore) {
+        bail!("--explore {}: must be between 0 and 1", args.explore);
+    }
     let classes = args.classes.classes();
     let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
     let _claim = claim_db(args.evaluator.input_files(), output)?;
@@ -68,6 +75,7 @@ pub fn run(args: &GenerateArgs, stop: &AtomicBool) -> Result<Outcome> {
             threshold,
             plies: args.plies,
             prune: args.prune,
+            explore: args.explore,
         },
         &classes,
         &mut |d| bar.update(d),
@@ -84,7 +92,7 @@ pub fn run(args: &GenerateArgs, stop: &AtomicBool) -> Result<Outcome> {
         output,
         serde_json::json!({
             "games": stats.games, "seed": args.seed, "threshold": threshold,
-            "plies": args.plies, "prune": args.prune,
+            "plies": args.plies, "prune": args.prune, "explore": args.explore,
             "classes": args.classes.names(),
             "weights": weights, "weights_md5": file_md5(&weights)?,
         }),

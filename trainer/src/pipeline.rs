@@ -1,0 +1,682 @@
+//! A training round as resumable stages (docs/training.md#the-round-pipeline):
+//! self-play positions with exploration, a held-out split, labels from a
+//! teacher's n-ply evaluation, the contact, crashed and race nets trained
+//! from random weights, then the held-out errors and a match.
+//!
+//! A [`Plan`] (a JSON file) names the round's inputs and settings;
+//! [`Plan::stages`] turns it into the `trainer` command lines of its
+//! stages, each with the file that shows it done, and [`run`] runs the
+//! stages not yet done. Every stage writes its outputs atomically or is
+//! journaled (labels) or checkpointed (training), so a round killed at any
+//! moment and run again ends with the same files as one never interrupted.
+//! The command lines can as well be run by hand or spread over machines
+//! (`trainer round PLAN --print`): a label stage takes `--shard K/N` on
+//! copies that `db merge` joins.
+
+use serde::{Deserialize, Serialize};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A round's inputs and settings. Relative paths are relative to the
+/// round's directory (the plan file's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    /// Weights that play the self-play games.
+    pub player: PathBuf,
+    /// Weights whose n-ply evaluation labels the positions.
+    pub teacher: PathBuf,
+    /// Games of self-play (positions of every class kept).
+    pub games: u64,
+    /// More games of which only the crashed positions are kept (they are
+    /// rare in play).
+    #[serde(default)]
+    pub crashed_games: u64,
+    /// The share of moves played at random in the self-play games.
+    #[serde(default)]
+    pub explore: f64,
+    /// Seed of the games (the crashed-only games use seed + 1).
+    pub seed: u64,
+    /// The held-out set: with `holdout` above 0 this round splits it off
+    /// its own positions (and labels it); otherwise an existing labelled
+    /// database, kept out of training.
+    pub held: PathBuf,
+    /// The share of this round's positions held out (0: use `held` as it is).
+    #[serde(default)]
+    pub holdout: f64,
+    /// Labelled databases of earlier rounds, trained on too.
+    #[serde(default)]
+    pub include: Vec<PathBuf>,
+    /// Plies of the teacher's evaluation.
+    #[serde(default = "default_plies")]
+    pub plies: u32,
+    /// The teacher chooses its moves with its pruning nets.
+    #[serde(default = "yes")]
+    pub prune: bool,
+    /// The random weights the nets train from (`trainer new`), written
+    /// with `start_seed` when missing.
+    pub start: PathBuf,
+    /// Seed of `start`'s random weights.
+    #[serde(default = "one")]
+    pub start_seed: u64,
+    /// Hidden units of `start`'s contact, crashed and race nets.
+    #[serde(default = "default_hidden")]
+    pub hidden: usize,
+    /// Supervised training of each class's net.
+    pub train: TrainPlan,
+    /// The opponent of the closing match (0-ply, duplicate dice).
+    pub opponent: PathBuf,
+    /// Games of the closing match.
+    pub match_games: u64,
+    /// Seed of the closing match's dice.
+    #[serde(default = "one")]
+    pub match_seed: u64,
+    /// Worker threads of every stage (default: all cores); results never
+    /// depend on it.
+    #[serde(default)]
+    pub threads: Option<usize>,
+}
+
+/// `trainer train`'s settings for each class's net.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainPlan {
+    /// Epochs per net.
+    pub epochs: u64,
+    /// `gnubg` or `cosine` (`trainer train --schedule`).
+    #[serde(default = "cosine")]
+    pub schedule: String,
+    /// α at the start.
+    pub alpha_start: f32,
+    /// The lowest α.
+    pub alpha_low: f32,
+    /// Seed of the permutations.
+    #[serde(default = "one")]
+    pub seed: u64,
+}
+
+fn default_plies() -> u32 {
+    2
+}
+fn default_hidden() -> usize {
+    128
+}
+fn yes() -> bool {
+    true
+}
+fn one() -> u64 {
+    1
+}
+fn cosine() -> String {
+    "cosine".into()
+}
+
+/// What can stop a round.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    /// The plan cannot be read or is not valid.
+    #[error("{path}: {why}")]
+    Plan {
+        /// The plan file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+    /// A stage's command failed.
+    #[error("stage {stage} failed ({status}); run `{command}` to see why")]
+    Stage {
+        /// The stage's name.
+        stage: String,
+        /// How the command ended.
+        status: String,
+        /// Its command line.
+        command: String,
+    },
+    /// A file of the round cannot be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// One stage: a `trainer` command line and the file whose existence shows
+/// it done.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stage {
+    /// Short name (`generate`, `label new`, `train contact`, …).
+    pub name: String,
+    /// `trainer`'s arguments.
+    pub args: Vec<OsString>,
+    /// Written last: the stage is done when this exists.
+    pub done: PathBuf,
+    /// How `done` comes to be.
+    pub kind: StageKind,
+    /// Files a half-finished run of the stage may have left, removed
+    /// before it runs again (outputs other than `done`).
+    pub partial: Vec<PathBuf>,
+}
+
+/// How a stage's `done` file comes to be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StageKind {
+    /// The command writes it (atomically).
+    Writes,
+    /// The command's standard output, saved atomically.
+    Stdout,
+    /// A marker written after the command, which works in place; the
+    /// command resumes with `--resume` when `journal` exists.
+    InPlace {
+        /// The command's journal or checkpoint.
+        journal: PathBuf,
+    },
+    /// The command writes it and resumes with `--resume` when its
+    /// checkpoint exists.
+    Resumable {
+        /// The command's checkpoint.
+        checkpoint: PathBuf,
+    },
+}
+
+/// The files of a round, in its directory.
+pub mod files {
+    /// Self-play positions of every class.
+    pub const POSITIONS: &str = "positions.db";
+    /// Crashed positions of the crashed-only games.
+    pub const CRASHED: &str = "crashed.db";
+    /// This round's positions before the held-out split.
+    pub const POOLED: &str = "pooled.db";
+    /// This round's new positions (labelled in place).
+    pub const NEW: &str = "new.db";
+    /// The training set: earlier rounds' and this round's labels.
+    pub const TRAIN: &str = "train.db";
+    /// The round's net (all six nets; the race net trained last).
+    pub const NET: &str = "round.wd";
+    /// `trainer bench` of the round's net on the held-out set.
+    pub const BENCH: &str = "bench.txt";
+    /// `trainer bench` of the opponent on the held-out set.
+    pub const BENCH_OPPONENT: &str = "bench-opponent.txt";
+    /// The closing match (`trainer play --json`).
+    pub const MATCH: &str = "match.json";
+}
+
+impl Plan {
+    /// Reads and checks a plan file.
+    pub fn open(path: &Path) -> Result<Plan, PipelineError> {
+        let bad = |why: String| PipelineError::Plan {
+            path: path.to_owned(),
+            why,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        let plan: Plan = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        plan.check().map_err(bad)?;
+        Ok(plan)
+    }
+
+    /// The settings' own consistency (the commands check the rest).
+    pub fn check(&self) -> Result<(), String> {
+        if self.games == 0 {
+            return Err("games must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.explore) {
+            return Err(format!("explore {}: must be between 0 and 1", self.explore));
+        }
+        if !(0.0..1.0).contains(&self.holdout) {
+            return Err(format!(
+                "holdout {}: must be at least 0 and below 1",
+                self.holdout
+            ));
+        }
+        if !(1..=nets::MAX_PLIES).contains(&self.plies) {
+            return Err(format!(
+                "plies {}: must be 1 to {}",
+                self.plies,
+                nets::MAX_PLIES
+            ));
+        }
+        if !["gnubg", "cosine"].contains(&self.train.schedule.as_str()) {
+            return Err(format!(
+                "train.schedule {:?}: must be \"gnubg\" or \"cosine\"",
+                self.train.schedule
+            ));
+        }
+        if self.train.epochs == 0 || self.match_games == 0 {
+            return Err("train.epochs and match_games must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The plan with its paths taken relative to `dir`.
+    fn resolved(&self, dir: &Path) -> Plan {
+        let mut p = self.clone();
+        for path in [
+            &mut p.player,
+            &mut p.teacher,
+            &mut p.held,
+            &mut p.start,
+            &mut p.opponent,
+        ]
+        .into_iter()
+        .chain(p.include.iter_mut())
+        {
+            *path = dir.join(&*path);
+        }
+        p
+    }
+
+    /// The round's stages in order, for the round directory `dir`.
+    pub fn stages(&self, dir: &Path) -> Vec<Stage> {
+        self.resolved(dir).stages_resolved(dir)
+    }
+
+    fn stages_resolved(&self, dir: &Path) -> Vec<Stage> {
+        let file = |name: &str| dir.join(name);
+        let mut common: Vec<OsString> = vec!["-q".into()];
+        if let Some(n) = self.threads {
+            common.extend(["--threads".into(), n.to_string().into()]);
+        }
+        let held = self.held.clone();
+        let mut stages = Vec::new();
+        let mut generated = vec![file(files::POSITIONS)];
+        stages.push(self.generate(
+            &file(files::POSITIONS),
+            self.games,
+            self.seed,
+            "contact,crashed,race",
+            &common,
+        ));
+        if self.crashed_games > 0 {
+            generated.push(file(files::CRASHED));
+            stages.push(self.generate(
+                &file(files::CRASHED),
+                self.crashed_games,
+                self.seed + 1,
+                "crashed",
+                &common,
+            ));
+        }
+        let new = file(files::NEW);
+        let mut exclude: Vec<PathBuf> = self.include.clone();
+        if self.holdout > 0.0 {
+            // Split the union of this round's positions.
+            let pooled = file(files::POOLED);
+            stages.push(merge_stage("pool", &generated, &exclude, &pooled));
+            let mut split = args(["db", "split"]);
+            split.push(pooled.into());
+            split.extend(args([
+                "--holdout",
+                &self.holdout.to_string(),
+                "--seed",
+                &self.seed.to_string(),
+            ]));
+            split.extend([
+                "-o".into(),
+                new.clone().into(),
+                "-o".into(),
+                held.clone().into(),
+            ]);
+            stages.push(Stage {
+                name: "split".into(),
+                args: split,
+                done: held.clone(),
+                kind: StageKind::Writes,
+                partial: vec![new.clone()],
+            });
+            stages.push(self.label("label held", &held, &common));
+        } else {
+            exclude.push(held.clone());
+            stages.push(merge_stage("new positions", &generated, &exclude, &new));
+        }
+        stages.push(self.label("label new", &new, &common));
+        let mut sources: Vec<PathBuf> = self.include.clone();
+        sources.push(new);
+        let train = file(files::TRAIN);
+        stages.push(merge_stage(
+            "training set",
+            &sources,
+            std::slice::from_ref(&held),
+            &train,
+        ));
+        let start = self.start.clone();
+        stages.push(Stage {
+            name: "start weights".into(),
+            args: {
+                let mut a = args(["new", "-o"]);
+                a.push(start.clone().into());
+                a.extend(args([
+                    "--hidden",
+                    &self.hidden.to_string(),
+                    "--beta-hidden",
+                    "1",
+                    "--seed",
+                    &self.start_seed.to_string(),
+                ]));
+                a
+            },
+            done: start.clone(),
+            kind: StageKind::Writes,
+            partial: vec![],
+        });
+        let mut from = start;
+        for (class, out) in [
+            ("contact", file("contact.wd")),
+            ("crashed", file("crashed.wd")),
+            ("race", file(files::NET)),
+        ] {
+            stages.push(self.train_stage(class, &train, &from, &out, &common));
+            from = out;
+        }
+        let net = file(files::NET);
+        stages.push(bench_stage(
+            "bench",
+            &net,
+            &held,
+            &file(files::BENCH),
+            &common,
+        ));
+        stages.push(bench_stage(
+            "bench opponent",
+            &self.opponent.clone(),
+            &held,
+            &file(files::BENCH_OPPONENT),
+            &common,
+        ));
+        let mut play = args(["play", "--weights"]);
+        play.push(net.into());
+        play.push("--vs".into());
+        play.push(self.opponent.clone().into());
+        play.extend(args([
+            "--games",
+            &self.match_games.to_string(),
+            "--seed",
+            &self.match_seed.to_string(),
+            "--json",
+        ]));
+        play.extend(common.iter().cloned());
+        stages.push(Stage {
+            name: "match".into(),
+            args: play,
+            done: file(files::MATCH),
+            kind: StageKind::Stdout,
+            partial: vec![],
+        });
+        stages
+    }
+
+    fn generate(
+        &self,
+        out: &Path,
+        games: u64,
+        seed: u64,
+        classes: &str,
+        common: &[OsString],
+    ) -> Stage {
+        let mut a = args(["db", "generate", "--weights"]);
+        a.push(self.player.clone().into());
+        a.extend(args([
+            "--games",
+            &games.to_string(),
+            "--threshold",
+            "0",
+            "--explore",
+            &self.explore.to_string(),
+            "--classes",
+            classes,
+            "--seed",
+            &seed.to_string(),
+            "-o",
+        ]));
+        a.push(out.into());
+        a.extend(common.iter().cloned());
+        Stage {
+            name: format!("generate {}", file_stem(out)),
+            args: a,
+            done: out.to_owned(),
+            kind: StageKind::Writes,
+            partial: vec![],
+        }
+    }
+
+    fn label(&self, name: &str, db: &Path, common: &[OsString]) -> Stage {
+        let mut a = args(["db", "label", "eval"]);
+        a.push(db.into());
+        a.extend(args(["--plies", &self.plies.to_string()]));
+        if self.prune {
+            a.push("--prune".into());
+        }
+        a.push("--weights".into());
+        a.push(self.teacher.clone().into());
+        a.extend(common.iter().cloned());
+        Stage {
+            name: name.into(),
+            args: a,
+            done: marker(db),
+            kind: StageKind::InPlace {
+                journal: crate::rollouts::journal::journal_path(db),
+            },
+            partial: vec![],
+        }
+    }
+
+    fn train_stage(
+        &self,
+        class: &str,
+        db: &Path,
+        from: &Path,
+        out: &Path,
+        common: &[OsString],
+    ) -> Stage {
+        let t = &self.train;
+        let mut a = args(["train", "--db"]);
+        a.push(db.into());
+        a.extend(args(["--class", class, "--weights"]));
+        a.push(from.into());
+        a.push("-o".into());
+        a.push(out.into());
+        a.extend(args([
+            "--epochs",
+            &t.epochs.to_string(),
+            "--schedule",
+            &t.schedule,
+            "--alpha-start",
+            &t.alpha_start.to_string(),
+            "--alpha-low",
+            &t.alpha_low.to_string(),
+            "--seed",
+            &t.seed.to_string(),
+        ]));
+        a.extend(common.iter().cloned());
+        Stage {
+            name: format!("train {class}"),
+            args: a,
+            done: out.to_owned(),
+            kind: StageKind::Resumable {
+                checkpoint: suffixed(out, ".ckpt"),
+            },
+            partial: vec![],
+        }
+    }
+}
+
+fn args<const N: usize>(a: [&str; N]) -> Vec<OsString> {
+    a.iter().map(OsString::from).collect()
+}
+
+fn file_stem(p: &Path) -> String {
+    p.file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn suffixed(p: &Path, suffix: &str) -> PathBuf {
+    let mut s = p.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The marker that a database was labelled in place: `DB.labelled`.
+pub fn marker(db: &Path) -> PathBuf {
+    suffixed(db, ".labelled")
+}
+
+fn merge_stage(name: &str, sources: &[PathBuf], exclude: &[PathBuf], out: &Path) -> Stage {
+    let mut a = args(["db", "merge"]);
+    a.extend(sources.iter().map(|p| p.clone().into()));
+    for e in exclude {
+        a.push("--exclude".into());
+        a.push(e.clone().into());
+    }
+    a.push("-o".into());
+    a.push(out.into());
+    Stage {
+        name: name.into(),
+        args: a,
+        done: out.to_owned(),
+        kind: StageKind::Writes,
+        partial: vec![],
+    }
+}
+
+fn bench_stage(name: &str, weights: &Path, db: &Path, out: &Path, common: &[OsString]) -> Stage {
+    let mut a = args(["bench", "--db"]);
+    a.push(db.into());
+    a.push("--weights".into());
+    a.push(weights.into());
+    // bench has --threads but no -q.
+    a.extend(common.iter().filter(|s| *s != "-q").cloned());
+    Stage {
+        name: name.into(),
+        args: a,
+        done: out.to_owned(),
+        kind: StageKind::Stdout,
+        partial: vec![],
+    }
+}
+
+/// How a round run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundEnd {
+    /// Every stage is done.
+    Finished,
+    /// A stage was interrupted (SIGINT); its checkpoint or journal is kept.
+    Interrupted,
+}
+
+/// What [`run`] reports about each stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StageEvent {
+    /// Already done: skipped.
+    Skipped,
+    /// Starting (resuming if true).
+    Starting {
+        /// Resumes from a journal or checkpoint.
+        resume: bool,
+    },
+    /// Finished.
+    Done,
+}
+
+/// The full command line of a stage run by `exe` (with `--resume` when
+/// its journal or checkpoint exists).
+pub fn command_line(exe: &Path, stage: &Stage) -> Vec<OsString> {
+    let mut line = vec![exe.as_os_str().to_owned()];
+    line.extend(stage.args.iter().cloned());
+    if resumes(stage) {
+        line.push("--resume".into());
+    }
+    line
+}
+
+fn resumes(stage: &Stage) -> bool {
+    match &stage.kind {
+        StageKind::InPlace { journal } => journal.exists(),
+        StageKind::Resumable { checkpoint } => checkpoint.exists(),
+        _ => false,
+    }
+}
+
+/// Runs the stages not done yet with the `trainer` executable `exe`, in
+/// order; `report` hears of each. Stops at the first stage that fails or
+/// is interrupted (exit status 130).
+pub fn run(
+    exe: &Path,
+    stages: &[Stage],
+    report: &mut dyn FnMut(&Stage, StageEvent),
+) -> Result<RoundEnd, PipelineError> {
+    for stage in stages {
+        if stage.done.exists() {
+            report(stage, StageEvent::Skipped);
+            continue;
+        }
+        for p in &stage.partial {
+            remove_if_present(p)?;
+        }
+        report(
+            stage,
+            StageEvent::Starting {
+                resume: resumes(stage),
+            },
+        );
+        let line = command_line(exe, stage);
+        let mut cmd = Command::new(&line[0]);
+        cmd.args(&line[1..]);
+        let capture = stage.kind == StageKind::Stdout;
+        if capture {
+            cmd.stdout(Stdio::piped());
+        }
+        let out = cmd.output().map_err(|source| PipelineError::Io {
+            path: exe.to_owned(),
+            source,
+        })?;
+        match out.status.code() {
+            Some(0) => {}
+            Some(130) => return Ok(RoundEnd::Interrupted),
+            _ => {
+                return Err(PipelineError::Stage {
+                    stage: stage.name.clone(),
+                    status: out.status.to_string(),
+                    command: shown(&line),
+                })
+            }
+        }
+        match &stage.kind {
+            StageKind::Stdout => write_atomically(&stage.done, &out.stdout)?,
+            StageKind::InPlace { .. } => write_atomically(&stage.done, b"")?,
+            _ => {}
+        }
+        report(stage, StageEvent::Done);
+    }
+    Ok(RoundEnd::Finished)
+}
+
+/// A command line as one would type it.
+pub fn shown(line: &[OsString]) -> String {
+    line.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn remove_if_present(path: &Path) -> Result<(), PipelineError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(PipelineError::Io {
+            path: path.to_owned(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
+    let io = |source| PipelineError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = support::atomic::AtomicFile::create(path).map_err(io)?;
+    file.write_all_with(|w| w.write_all(bytes)).map_err(io)?;
+    file.commit().map_err(io)
+}

@@ -1,0 +1,150 @@
+//! `trainer round`: a training round on small data lowers the held-out
+//! error below the random start's, and a round killed with -9 (during its
+//! labelling and during its training) and run again ends with the same
+//! files as a round run through; bad plans are refused in one line.
+
+mod common;
+
+use common::{ok, s, BIN, GNUBG_WD};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+use test_support::{assert_one_line_failure, gnubg_file, tempdir, wait_until, Running};
+
+/// A small round's plan in `dir`: gnubg's weights play and label (1 ply),
+/// the nets train from random weights, which are also the match opponent.
+fn plan(dir: &Path) -> PathBuf {
+    gnubg_file(GNUBG_WD);
+    let plan = dir.join("plan.json");
+    let text = serde_json::json!({
+        "player": GNUBG_WD, "teacher": GNUBG_WD,
+        "games": 40, "crashed_games": 60, "explore": 0.1, "seed": 5,
+        "held": "held.db", "holdout": 0.15,
+        "plies": 1, "prune": true,
+        "start": "start.wd",
+        "train": {"epochs": 4, "schedule": "cosine", "alpha_start": 1.0, "alpha_low": 0.05},
+        "opponent": "start.wd", "match_games": 40,
+        "threads": 1
+    });
+    std::fs::write(&plan, text.to_string()).unwrap();
+    plan
+}
+
+/// RMS equity error per class of a `trainer bench` table.
+fn rms(table: &str) -> Vec<(String, f64)> {
+    table
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_owned(), f[2].parse().unwrap())
+        })
+        .collect()
+}
+
+/// The round's files (name, bytes), without provenance records (they name
+/// the directory) and lock files.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            !(name.ends_with(".wd.json") || name.ends_with(".db.json") || name.starts_with('.'))
+        })
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Starts `trainer round PLAN` in a process group of its own, waits until
+/// `file` exists, and kills the group with SIGKILL.
+fn kill_9_once(plan: &Path, file: &Path) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["round", s(plan)]).process_group(0);
+    let running = Running::start(cmd);
+    let group = running.pid();
+    wait_until(Duration::from_secs(300), "the stage under way", || {
+        file.exists()
+    });
+    Command::new("kill")
+        .args(["-9", "--", &format!("-{group}")])
+        .status()
+        .unwrap();
+    let out = running.finish(Duration::from_secs(30));
+    assert!(!out.status.success(), "the round finished before the kill");
+}
+
+#[test]
+fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_the_same_files() {
+    let whole = tempdir("bgkit-round.");
+    let plan_whole = plan(whole.path());
+    let report = ok(&["round", s(&plan_whole)]);
+    assert!(report.contains("every stage done"), "{report}");
+    let trained = rms(&std::fs::read_to_string(whole.path().join("bench.txt")).unwrap());
+    let start = rms(&std::fs::read_to_string(whole.path().join("bench-opponent.txt")).unwrap());
+    assert_eq!(trained.len(), 3, "{trained:?}");
+    for ((class, ours), (_, random)) in trained.iter().zip(&start) {
+        assert!(
+            *ours < random / 2.0,
+            "{class}: held-out RMS {ours} after the round, {random} at the start"
+        );
+    }
+    let game: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(whole.path().join("match.json")).unwrap())
+            .unwrap();
+    assert!(game["ppg"].as_f64().unwrap() > 0.5, "{game}");
+
+    // Killed while labelling, then while training; run again to the end.
+    let cut = tempdir("bgkit-round.");
+    let plan_cut = plan(cut.path());
+    kill_9_once(&plan_cut, &cut.path().join("new.db.journal"));
+    kill_9_once(&plan_cut, &cut.path().join("crashed.wd.ckpt"));
+    let report = ok(&["round", s(&plan_cut)]);
+    assert!(report.contains("every stage done"), "{report}");
+    let (a, b) = (files(whole.path()), files(cut.path()));
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b));
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name} differs after kill -9 and a rerun");
+    }
+    // A finished round runs nothing again.
+    let again = ok(&["round", s(&plan_cut)]);
+    assert!(again.contains("every stage done"), "{again}");
+    assert_eq!(files(cut.path()), b);
+}
+
+#[test]
+fn bad_plans_are_refused_in_one_line_before_any_stage_runs() {
+    let dir = tempdir("bgkit-round.");
+    let plan = plan(dir.path());
+    let good: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    let cases: [(&str, serde_json::Value); 4] = [
+        (
+            "explore 2: must be between 0 and 1",
+            serde_json::json!({"explore": 2.0}),
+        ),
+        ("plies 4: must be 1 to 3", serde_json::json!({"plies": 4})),
+        (
+            "train.schedule \"fast\"",
+            serde_json::json!({"train": {"epochs": 1, "schedule": "fast", "alpha_start": 1.0, "alpha_low": 0.1}}),
+        ),
+        ("unknown field `gamez`", serde_json::json!({"gamez": 3})),
+    ];
+    for (why, change) in cases {
+        let mut bad = good.clone();
+        for (k, v) in change.as_object().unwrap() {
+            bad[k] = v.clone();
+        }
+        std::fs::write(&plan, bad.to_string()).unwrap();
+        assert_one_line_failure(BIN, "trainer", &["round", s(&plan)], why);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "a stage ran: {left:?}");
+    }
+}
