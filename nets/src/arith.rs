@@ -1,6 +1,7 @@
 //! Which floating-point arithmetic the evaluator reproduces
 //! (docs/formats.md#arithmetic-variants).
 
+use board::{cubeless_equity, Probabilities};
 use databases::decode::Scale;
 
 /// The arithmetic of one gnubg build. All are deterministic; because gnubg's
@@ -40,6 +41,22 @@ impl Arithmetic {
         match self {
             Arithmetic::GnubgFastMath | Arithmetic::GnubgFastMathNative => Division::Reciprocal,
             _ => Division::True,
+        }
+    }
+
+    /// The cubeless money equity gnubg scores moves with (its `UtilityME`),
+    /// as this build computes it. The fast-math builds add the terms in
+    /// another order than the source, `((2·win − lg) + (wg + wbg)) +
+    /// (−1 − lbg)`, which rounds differently from
+    /// [`board::cubeless_equity`] in the last bit: enough to tell apart or
+    /// tie two moves of nearly equal score (docs/formats.md#move-selection-and-pruning).
+    #[inline]
+    pub fn equity(self, p: &Probabilities) -> f32 {
+        match self {
+            Arithmetic::GnubgFastMath | Arithmetic::GnubgFastMathNative => {
+                ((p[0] + p[0] - p[3]) + (p[1] + p[2])) + (-1.0 - p[4])
+            }
+            Arithmetic::Ieee | Arithmetic::Reference => cubeless_equity(p),
         }
     }
 
