@@ -87,3 +87,29 @@ impl Division {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_math_move_scores_tie_where_the_source_order_does_not() {
+        // The opponent's 0-ply outputs after two 6-5 moves in the race
+        // 3wMAAMA+wQcSAA: the gammons are one ulp apart. Debian's gnubg
+        // scores both moves alike (and plays the first); the source's
+        // order of addition would prefer the second.
+        let first = [1.0, f32::from_bits(0x3f7f_fb37), 0.0, 0.0, 0.0];
+        let second = [1.0, f32::from_bits(0x3f7f_fb36), 0.0, 0.0, 0.0];
+        let fast = Arithmetic::GnubgFastMathNative;
+        assert_eq!(fast.equity(&first), fast.equity(&second));
+        assert_eq!(
+            Arithmetic::GnubgFastMath.equity(&first).to_bits(),
+            0x3fff_fd9c
+        );
+        assert!(Arithmetic::Ieee.equity(&first) > Arithmetic::Ieee.equity(&second));
+        // Away from such rounding the orders agree.
+        let p = [0.6, 0.2, 0.05, 0.1, 0.01];
+        assert!((fast.equity(&p) - cubeless_equity(&p)).abs() < 1e-6);
+        assert_eq!(Arithmetic::Reference.equity(&p), cubeless_equity(&p));
+    }
+}
