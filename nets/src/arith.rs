@@ -1,6 +1,7 @@
 //! Which floating-point arithmetic the evaluator reproduces
 //! (docs/formats.md#arithmetic-variants).
 
+use board::{cubeless_equity, Probabilities};
 use databases::decode::Scale;
 
 /// The arithmetic of one gnubg build. All are deterministic; because gnubg's
@@ -43,6 +44,22 @@ impl Arithmetic {
         }
     }
 
+    /// The cubeless money equity gnubg scores moves with (its `UtilityME`),
+    /// as this build computes it. The fast-math builds add the terms in
+    /// another order than the source, `((2·win − lg) + (wg + wbg)) +
+    /// (−1 − lbg)`, which rounds differently from
+    /// [`board::cubeless_equity`] in the last bit: enough to tell apart or
+    /// tie two moves of nearly equal score (docs/formats.md#move-selection-and-pruning).
+    #[inline]
+    pub fn equity(self, p: &Probabilities) -> f32 {
+        match self {
+            Arithmetic::GnubgFastMath | Arithmetic::GnubgFastMathNative => {
+                ((p[0] + p[0] - p[3]) + (p[1] + p[2])) + (-1.0 - p[4])
+            }
+            Arithmetic::Ieee | Arithmetic::Reference => cubeless_equity(p),
+        }
+    }
+
     /// How bearoff database values become probabilities.
     pub fn bearoff_scale(self) -> Scale {
         match self {
@@ -68,5 +85,31 @@ impl Division {
             Division::True => x / c,
             Division::Reciprocal => x * (1.0 / c),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_math_move_scores_tie_where_the_source_order_does_not() {
+        // The opponent's 0-ply outputs after two 6-5 moves in the race
+        // 3wMAAMA+wQcSAA: the gammons are one ulp apart. Debian's gnubg
+        // scores both moves alike (and plays the first); the source's
+        // order of addition would prefer the second.
+        let first = [1.0, f32::from_bits(0x3f7f_fb37), 0.0, 0.0, 0.0];
+        let second = [1.0, f32::from_bits(0x3f7f_fb36), 0.0, 0.0, 0.0];
+        let fast = Arithmetic::GnubgFastMathNative;
+        assert_eq!(fast.equity(&first), fast.equity(&second));
+        assert_eq!(
+            Arithmetic::GnubgFastMath.equity(&first).to_bits(),
+            0x3fff_fd9c
+        );
+        assert!(Arithmetic::Ieee.equity(&first) > Arithmetic::Ieee.equity(&second));
+        // Away from such rounding the orders agree.
+        let p = [0.6, 0.2, 0.05, 0.1, 0.01];
+        assert!((fast.equity(&p) - cubeless_equity(&p)).abs() < 1e-6);
+        assert_eq!(Arithmetic::Reference.equity(&p), cubeless_equity(&p));
     }
 }

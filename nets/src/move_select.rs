@@ -4,7 +4,6 @@
 
 use crate::classify::Class;
 use crate::evaluate::{Evaluation, Evaluator, Scratch};
-use board::cubeless_equity;
 use board::Board;
 
 /// Fewest moves kept by the pruning nets.
@@ -31,9 +30,11 @@ pub struct ChosenMove {
 impl Evaluator {
     /// The mover's 0-ply equity of the position after a move: the opponent
     /// (now on roll) is evaluated and the equity negated, as gnubg scores
-    /// moves.
+    /// moves (in the arithmetic's association order, [`crate::Arithmetic::equity`]).
     pub fn move_equity(&self, after: &Board, scratch: &mut Scratch) -> f32 {
-        -self.evaluate(&after.swapped(), scratch).equity()
+        -self
+            .arithmetic()
+            .equity(&self.evaluate(&after.swapped(), scratch).outputs)
     }
 
     /// The best move for dice `d0`, `d1` at 0-ply (with the pruning nets if
@@ -131,9 +132,10 @@ impl Evaluator {
             .boards
             .extend(batch.indices.iter().map(|&i| all[i].swapped()));
         self.evaluate_batch(batch, net);
+        let arith = self.arithmetic();
         let mut best = (f32::NEG_INFINITY, usize::MAX);
         for (&i, out) in batch.indices.iter().zip(&batch.outputs) {
-            let score = -cubeless_equity(out);
+            let score = -arith.equity(out);
             if best.1 == usize::MAX || score > best.0 {
                 best = (score, i);
             }
@@ -158,10 +160,11 @@ impl Evaluator {
             return self.first_best(0..n, scratch);
         }
         self.evaluate_pruning_batch(class, batch, net);
+        let arith = self.arithmetic();
         scratch.scores.clear();
         scratch
             .scores
-            .extend(scratch.batch.outputs.iter().map(cubeless_equity));
+            .extend(scratch.batch.outputs.iter().map(|out| arith.equity(out)));
         let kept = prune_moves(n);
         let mut keep = [0usize; MAX_PRUNE_MOVES];
         let s = &scratch.scores;

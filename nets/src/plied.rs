@@ -133,7 +133,7 @@ impl Evaluator {
         let mut best: Option<(f32, Board)> = None;
         for after in candidates {
             let e = self.search(&after.swapped(), plies, prune, scratch);
-            let score = -board::cubeless_equity(&e.outputs);
+            let score = -self.arithmetic().equity(&e.outputs);
             if best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, after));
             }

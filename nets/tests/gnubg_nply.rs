@@ -2,7 +2,7 @@
 //! installed gnubg 1.07 on this machine's CPU, with `--native-rcp`: at 2
 //! plies 2,000 positions of each class (contact, crashed, race, bearoff)
 //! with and without pruning, at 3 plies 100 positions. Every output must
-//! have gnubg's bits, with one known exception ([`known_exception`]).
+//! have gnubg's bits.
 
 mod common;
 
@@ -90,55 +90,14 @@ fn both_ways(ids: &[String]) -> Vec<(String, bool)> {
         .collect()
 }
 
-/// How far an output of the known exception may be off.
-const EXCEPTION_TOLERANCE: f32 = 1e-5;
-
-/// The known exception, not yet understood: in races without pruning, a
-/// few positions (2 of the 2,000 race positions on the test machine, off by
-/// 6e-6 in the gammon output) get another 2-ply value from gnubg. What was
-/// ruled out: every candidate's 0-ply evaluation and the 1-ply value of
-/// every move bgkit chooses have gnubg's bits, the moves bgkit plays are the
-/// best under gnubg's score formula too, and no choice among moves of equal
-/// 0-ply score reproduces gnubg's sum. So gnubg's search plays, for some
-/// roll, a move whose own 0-ply score is lower than the best; gnubg's
-/// evaluation cache or its incremental forward pass inside its move scoring
-/// are the suspects. Pruned searches (gnubg's analysis setting) and every
-/// other class agree bit for bit.
-fn known_exception(class: &str, d: &common::Difference) -> bool {
-    let close = d
-        .ours
-        .iter()
-        .zip(&d.gnubg)
-        .all(|(a, b)| (a - b).abs() <= EXCEPTION_TOLERANCE);
-    class == "race" && !d.prune && close
-}
-
 #[test]
 fn native_rcp_equals_the_installed_gnubg_at_2_plies_in_every_class() {
     let classes = positions(2_000);
     assert_eq!(classes.len(), 4, "{:?}", classes.keys());
     for (class, ids) in &classes {
         assert_eq!(ids.len(), 2_000, "{class}: too few reference positions");
-        let rows = both_ways(ids);
-        let differ = common::native_differences(&rows, 2);
-        let cpu = nets::cpu::detected();
-        for d in &differ {
-            assert!(
-                known_exception(class, d),
-                "{class} at 2 plies on this CPU ({cpu}): {d:?}"
-            );
-        }
-        assert!(
-            differ.len() * 1000 <= rows.len(),
-            "{class}: {} of {} evaluations differ at 2 plies on this CPU ({cpu})",
-            differ.len(),
-            rows.len()
-        );
-        println!(
-            "{class}: {} of {} evaluations at 2 plies have gnubg's bits; the known exception (race, no pruning, within {EXCEPTION_TOLERANCE}): {differ:?}",
-            rows.len() - differ.len(),
-            rows.len()
-        );
+        let n = common::assert_native_equals_gnubg(&both_ways(ids), 2);
+        println!("{class}: all {n} evaluations at 2 plies have gnubg's bits");
     }
 }
 

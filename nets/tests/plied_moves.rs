@@ -3,7 +3,7 @@
 
 mod common;
 
-use board::{cubeless_equity, Board};
+use board::Board;
 use nets::{Arithmetic, FILTER_EQUITY, FILTER_MOVES};
 
 fn cases() -> Vec<(Board, u8, u8)> {
@@ -30,7 +30,7 @@ fn each_depth_picks_the_best_move_it_promises() {
             continue;
         }
         let score = |after: &Board, plies, s: &mut nets::Scratch| {
-            -cubeless_equity(
+            -eval.arithmetic().equity(
                 &eval
                     .evaluate_plied(&after.swapped(), plies, true, s)
                     .outputs,
