@@ -108,72 +108,128 @@ pub struct CurveChart<'a> {
 
 impl Drawing for CurveChart<'_> {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let rows = self.rows;
-        let err = |e: &dyn std::fmt::Display| e.to_string();
-        area.fill(&WHITE).map_err(|e| err(&e))?;
-        let max_games = rows.iter().map(|r| r.games).max().unwrap_or(1).max(1) as f64;
-        let low = rows
+        let points: Vec<PpgPoint> = self
+            .rows
             .iter()
-            .map(|r| r.ppg - r.ppg_ci95)
-            .fold(0.0f64, f64::min);
-        let high = rows
-            .iter()
-            .map(|r| r.ppg + r.ppg_ci95)
-            .fold(0.0f64, f64::max);
-        let pad = 0.1 * (high - low).max(0.1);
-        let mut chart = ChartBuilder::on(area)
-            .caption(&self.title, ("sans-serif", 22))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..max_games * 1.02, (low - pad)..(high + pad))
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("games trained")
-            .y_desc("points per game vs pubeval")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:+.2}"))
-            .draw()
-            .map_err(|e| err(&e))?;
-        let band: Vec<(f64, f64)> = rows
-            .iter()
-            .map(|r| (r.games as f64, r.ppg + r.ppg_ci95))
-            .chain(
-                rows.iter()
-                    .rev()
-                    .map(|r| (r.games as f64, r.ppg - r.ppg_ci95)),
-            )
+            .map(|r| (r.games as f64, r.ppg, r.ppg_ci95))
             .collect();
-        chart
-            .draw_series(std::iter::once(Polygon::new(band, BLUE.mix(0.2).filled())))
-            .map_err(|e| err(&e))?
-            .label("95 % confidence interval")
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], BLUE.mix(0.2).filled()));
-        let line: Vec<(f64, f64)> = rows.iter().map(|r| (r.games as f64, r.ppg)).collect();
-        chart
-            .draw_series(LineSeries::new(line.clone(), BLUE.stroke_width(2)))
-            .map_err(|e| err(&e))?
-            .label("points per game")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
-        chart
-            .draw_series(line.into_iter().map(|p| Circle::new(p, 3, BLUE.filled())))
-            .map_err(|e| err(&e))?;
-        chart
-            .draw_series(LineSeries::new(
-                vec![(0.0, 0.0), (max_games * 1.02, 0.0)],
-                BLACK.mix(0.5),
-            ))
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(|e| err(&e))?;
-        Ok(())
+        let axes = ("games trained", "points per game vs pubeval");
+        draw_ppg(area, &points, &self.title, axes)
     }
+}
+
+/// The header of a rounds CSV: the ppg of each round's net against a fixed
+/// opponent, with its 95 % interval.
+pub const ROUNDS_HEADER: &str = "round,ppg,ppg_ci95";
+
+/// One round's result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundRow {
+    /// The round's number.
+    pub round: u64,
+    /// Points per game against the opponent.
+    pub ppg: f64,
+    /// Half-width of its 95 % confidence interval.
+    pub ppg_ci95: f64,
+}
+
+/// Parses a rounds CSV ([`ROUNDS_HEADER`]).
+pub fn parse_rounds_csv(text: &str) -> Result<Vec<RoundRow>, CurveError> {
+    parse_numeric_csv(text, ROUNDS_HEADER, false, |round, v| RoundRow {
+        round,
+        ppg: v[0],
+        ppg_ci95: v[1],
+    })
+}
+
+/// The chart of the ppg by round.
+pub struct RoundsChart<'a> {
+    /// The rounds.
+    pub rows: &'a [RoundRow],
+    /// The caption.
+    pub title: String,
+}
+
+impl Drawing for RoundsChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let points: Vec<PpgPoint> = self
+            .rows
+            .iter()
+            .map(|r| (r.round as f64, r.ppg, r.ppg_ci95))
+            .collect();
+        draw_ppg(
+            area,
+            &points,
+            &self.title,
+            ("round", "points per game vs the opponent"),
+        )
+    }
+}
+
+/// (x, ppg, half-width of the 95 % interval).
+type PpgPoint = (f64, f64, f64);
+
+/// Points per game by `x` with the 95 % band and the zero line.
+fn draw_ppg<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    points: &[PpgPoint],
+    title: &str,
+    (x_desc, y_desc): (&str, &str),
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    area.fill(&WHITE).map_err(|e| err(&e))?;
+    let max_x = points.iter().map(|p| p.0).fold(1.0f64, f64::max);
+    let low = points.iter().map(|p| p.1 - p.2).fold(0.0f64, f64::min);
+    let high = points.iter().map(|p| p.1 + p.2).fold(0.0f64, f64::max);
+    let pad = 0.1 * (high - low).max(0.1);
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..max_x * 1.02, (low - pad)..(high + pad))
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:+.2}"))
+        .draw()
+        .map_err(|e| err(&e))?;
+    let band: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.0, p.1 + p.2))
+        .chain(points.iter().rev().map(|p| (p.0, p.1 - p.2)))
+        .collect();
+    chart
+        .draw_series(std::iter::once(Polygon::new(band, BLUE.mix(0.2).filled())))
+        .map_err(|e| err(&e))?
+        .label("95 % confidence interval")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], BLUE.mix(0.2).filled()));
+    let line: Vec<(f64, f64)> = points.iter().map(|p| (p.0, p.1)).collect();
+    chart
+        .draw_series(LineSeries::new(line.clone(), BLUE.stroke_width(2)))
+        .map_err(|e| err(&e))?
+        .label("points per game")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+    chart
+        .draw_series(line.into_iter().map(|p| Circle::new(p, 3, BLUE.filled())))
+        .map_err(|e| err(&e))?;
+    chart
+        .draw_series(LineSeries::new(
+            vec![(0.0, 0.0), (max_x * 1.02, 0.0)],
+            BLACK.mix(0.5),
+        ))
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(|e| err(&e))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -65,6 +65,14 @@ pub struct Plan {
     pub hidden: usize,
     /// Supervised training of each class's net.
     pub train: TrainPlan,
+    /// Games whose positions' candidate moves, labelled by the round's
+    /// nets at 0 ply, train the pruning nets (0: the pruning nets stay
+    /// those of `start`).
+    #[serde(default)]
+    pub prune_games: u64,
+    /// Supervised training of each class's pruning net.
+    #[serde(default = "default_prune_train")]
+    pub prune_train: TrainPlan,
     /// The opponent of the closing match (0-ply, duplicate dice).
     pub opponent: PathBuf,
     /// Games of the closing match.
@@ -98,6 +106,15 @@ pub struct TrainPlan {
 
 fn default_plies() -> u32 {
     2
+}
+fn default_prune_train() -> TrainPlan {
+    TrainPlan {
+        epochs: 50,
+        schedule: "gnubg".into(),
+        alpha_start: 5.0,
+        alpha_low: 0.001,
+        seed: 1,
+    }
 }
 fn default_hidden() -> usize {
     128
@@ -195,6 +212,12 @@ pub mod files {
     pub const TRAIN: &str = "train.db";
     /// The round's net (all six nets; the race net trained last).
     pub const NET: &str = "round.wd";
+    /// Self-play positions whose candidates train the pruning nets.
+    pub const PRUNE_POSITIONS: &str = "prune-positions.db";
+    /// Their candidate moves, labelled by the round's nets.
+    pub const CANDIDATES: &str = "candidates.db";
+    /// `trainer bench --prune-check` of the round's net on the held-out set.
+    pub const PRUNE_CHECK: &str = "prune-check.txt";
     /// `trainer bench` of the round's net on the held-out set.
     pub const BENCH: &str = "bench.txt";
     /// `trainer bench` of the opponent on the held-out set.
@@ -237,14 +260,19 @@ impl Plan {
                 nets::MAX_PLIES
             ));
         }
-        if !["gnubg", "cosine"].contains(&self.train.schedule.as_str()) {
-            return Err(format!(
-                "train.schedule {:?}: must be \"gnubg\" or \"cosine\"",
-                self.train.schedule
-            ));
+        for (name, t) in [("train", &self.train), ("prune_train", &self.prune_train)] {
+            if !["gnubg", "cosine"].contains(&t.schedule.as_str()) {
+                return Err(format!(
+                    "{name}.schedule {:?}: must be \"gnubg\" or \"cosine\"",
+                    t.schedule
+                ));
+            }
+            if t.epochs == 0 {
+                return Err(format!("{name}.epochs must be at least 1"));
+            }
         }
-        if self.train.epochs == 0 || self.match_games == 0 {
-            return Err("train.epochs and match_games must be at least 1".into());
+        if self.match_games == 0 {
+            return Err("match_games must be at least 1".into());
         }
         Ok(())
     }
@@ -360,16 +388,84 @@ impl Plan {
             kind: StageKind::Writes,
             partial: vec![],
         });
+        let net = file(files::NET);
+        let pruning = self.prune_games > 0;
         let mut from = start;
         for (class, out) in [
             ("contact", file("contact.wd")),
             ("crashed", file("crashed.wd")),
-            ("race", file(files::NET)),
+            (
+                "race",
+                if pruning {
+                    file("race.wd")
+                } else {
+                    net.clone()
+                },
+            ),
         ] {
-            stages.push(self.train_stage(class, &train, &from, &out, &common));
+            stages.push(self.train_stage(class, &train, &from, &out, &self.train, false, &common));
             from = out;
         }
-        let net = file(files::NET);
+        if pruning {
+            // The pruning nets learn to rank a roll's candidate moves as the
+            // round's full nets do at 0 ply.
+            let positions = file(files::PRUNE_POSITIONS);
+            stages.push(self.generate(
+                &positions,
+                self.prune_games,
+                self.seed + 2,
+                "contact,crashed,race",
+                &common,
+            ));
+            let candidates = file(files::CANDIDATES);
+            let mut a = args(["db", "candidates"]);
+            a.push(positions.into());
+            a.extend(args(["--seed", &self.seed.to_string(), "-o"]));
+            a.push(candidates.clone().into());
+            stages.push(Stage {
+                name: "candidates".into(),
+                args: a,
+                done: candidates.clone(),
+                kind: StageKind::Writes,
+                partial: vec![],
+            });
+            stages.push(label_stage(
+                "label candidates",
+                &candidates,
+                &from,
+                0,
+                false,
+                &common,
+            ));
+            for (class, out) in [
+                ("contact", file("prune-contact.wd")),
+                ("crashed", file("prune-crashed.wd")),
+                ("race", net.clone()),
+            ] {
+                stages.push(self.train_stage(
+                    class,
+                    &candidates,
+                    &from,
+                    &out,
+                    &self.prune_train,
+                    true,
+                    &common,
+                ));
+                from = out;
+            }
+            let mut check = args(["bench", "--prune-check", "--db"]);
+            check.push(held.clone().into());
+            check.push("--weights".into());
+            check.push(net.clone().into());
+            check.extend(common.iter().filter(|s| *s != "-q").cloned());
+            stages.push(Stage {
+                name: "prune check".into(),
+                args: check,
+                done: file(files::PRUNE_CHECK),
+                kind: StageKind::Stdout,
+                partial: vec![],
+            });
+        }
         stages.push(bench_stage(
             "bench",
             &net,
@@ -441,35 +537,20 @@ impl Plan {
     }
 
     fn label(&self, name: &str, db: &Path, common: &[OsString]) -> Stage {
-        let mut a = args(["db", "label", "eval"]);
-        a.push(db.into());
-        a.extend(args(["--plies", &self.plies.to_string()]));
-        if self.prune {
-            a.push("--prune".into());
-        }
-        a.push("--weights".into());
-        a.push(self.teacher.clone().into());
-        a.extend(common.iter().cloned());
-        Stage {
-            name: name.into(),
-            args: a,
-            done: marker(db),
-            kind: StageKind::InPlace {
-                journal: crate::rollouts::journal::journal_path(db),
-            },
-            partial: vec![],
-        }
+        label_stage(name, db, &self.teacher, self.plies, self.prune, common)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn train_stage(
         &self,
         class: &str,
         db: &Path,
         from: &Path,
         out: &Path,
+        t: &TrainPlan,
+        prune: bool,
         common: &[OsString],
     ) -> Stage {
-        let t = &self.train;
         let mut a = args(["train", "--db"]);
         a.push(db.into());
         a.extend(args(["--class", class, "--weights"]));
@@ -488,9 +569,13 @@ impl Plan {
             "--seed",
             &t.seed.to_string(),
         ]));
+        if prune {
+            a.push("--prune".into());
+        }
         a.extend(common.iter().cloned());
+        let what = if prune { " pruning net" } else { "" };
         Stage {
-            name: format!("train {class}"),
+            name: format!("train {class}{what}"),
             args: a,
             done: out.to_owned(),
             kind: StageKind::Resumable {
@@ -521,6 +606,35 @@ fn suffixed(p: &Path, suffix: &str) -> PathBuf {
 /// The marker that a database was labelled in place: `DB.labelled`.
 pub fn marker(db: &Path) -> PathBuf {
     suffixed(db, ".labelled")
+}
+
+/// `db label eval DB` with `weights` at `plies`, in place.
+fn label_stage(
+    name: &str,
+    db: &Path,
+    weights: &Path,
+    plies: u32,
+    prune: bool,
+    common: &[OsString],
+) -> Stage {
+    let mut a = args(["db", "label", "eval"]);
+    a.push(db.into());
+    a.extend(args(["--plies", &plies.to_string()]));
+    if prune {
+        a.push("--prune".into());
+    }
+    a.push("--weights".into());
+    a.push(weights.into());
+    a.extend(common.iter().cloned());
+    Stage {
+        name: name.into(),
+        args: a,
+        done: marker(db),
+        kind: StageKind::InPlace {
+            journal: crate::rollouts::journal::journal_path(db),
+        },
+        partial: vec![],
+    }
 }
 
 fn merge_stage(name: &str, sources: &[PathBuf], exclude: &[PathBuf], out: &Path) -> Stage {

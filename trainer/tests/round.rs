@@ -1,5 +1,6 @@
 //! `trainer round`: a training round on small data lowers the held-out
-//! error below the random start's, and a round killed with -9 (during its
+//! error below the random start's and trains pruning nets that rank moves
+//! far better than random ones, and a round killed with -9 (during its
 //! labelling and during its training) and run again ends with the same
 //! files as a round run through; bad plans are refused in one line.
 
@@ -24,6 +25,8 @@ fn plan(dir: &Path) -> PathBuf {
         "plies": 1, "prune": true,
         "start": "start.wd",
         "train": {"epochs": 4, "schedule": "cosine", "alpha_start": 1.0, "alpha_low": 0.05},
+        "prune_games": 30,
+        "prune_train": {"epochs": 10, "schedule": "gnubg", "alpha_start": 5.0, "alpha_low": 0.001},
         "opponent": "start.wd", "match_games": 40,
         "threads": 1
     });
@@ -99,6 +102,27 @@ fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_t
         serde_json::from_str(&std::fs::read_to_string(whole.path().join("match.json")).unwrap())
             .unwrap();
     assert!(game["ppg"].as_f64().unwrap() > 0.5, "{game}");
+    // The trained pruning nets keep the 1-ply best move far more often than
+    // the random ones of the start.
+    let kept = |report: &str| -> f64 {
+        let pct = report.rsplit('(').next().unwrap();
+        pct.trim_end_matches([')', '%', ' ', '\n']).parse().unwrap()
+    };
+    let trained = kept(&std::fs::read_to_string(whole.path().join("prune-check.txt")).unwrap());
+    let held = whole.path().join("held.db");
+    let start = whole.path().join("start.wd");
+    let random = kept(&ok(&[
+        "bench",
+        "--prune-check",
+        "--db",
+        s(&held),
+        "--weights",
+        s(&start),
+    ]));
+    assert!(
+        trained > random + 20.0,
+        "pruning nets keep {trained} %, random ones {random} %"
+    );
 
     // Killed while labelling, then while training; run again to the end.
     let cut = tempdir("bgkit-round.");

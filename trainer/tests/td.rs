@@ -439,6 +439,24 @@ fn plot_writes_images_of_the_requested_size() {
     ok(&["plot", s(&csv), "-o", s(&svg)]);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.contains("points per game"));
+    // A rounds table: ppg by training round.
+    let rounds = dir.path().join("rounds.csv");
+    std::fs::write(
+        &rounds,
+        "round,ppg,ppg_ci95\n0,-0.17,0.018\n1,-0.053,0.017\n2,-0.023,0.017\n",
+    )
+    .unwrap();
+    let chart = dir.path().join("rounds.svg");
+    ok(&["plot", s(&rounds), "-o", s(&chart)]);
+    let text = std::fs::read_to_string(&chart).unwrap();
+    assert!(text.contains("round") && text.contains("points per game vs the opponent"));
+    std::fs::write(&rounds, "round,ppg,ppg_ci95\n1,-0.05\n").unwrap();
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["plot", s(&rounds), "-o", s(&chart)],
+        "line 2: expected 3 numbers",
+    );
 }
 
 #[test]

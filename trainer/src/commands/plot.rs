@@ -1,5 +1,5 @@
-//! `trainer plot`: the learning-curve chart of a `OUT.curve.csv` (TD) or
-//! an `OUT.train.csv` (supervised).
+//! `trainer plot`: the learning-curve chart of a `OUT.curve.csv` (TD), an
+//! `OUT.train.csv` (supervised) or a rounds table (ppg by training round).
 
 use crate::commands::common::read_text_input;
 use anyhow::{Context, Result};
@@ -8,14 +8,16 @@ use std::path::PathBuf;
 use support::claim::Claim;
 use support::cli::Outcome;
 use trainer::chart::{load_font, save, DEFAULT_FONT};
-use trainer::curve::{parse_csv, CurveChart};
+use trainer::curve::{parse_csv, parse_rounds_csv, CurveChart, RoundsChart, ROUNDS_HEADER};
 use trainer::supervised::curve::{parse_train_csv, TrainChart, TRAIN_HEADER};
 
 /// Arguments of `trainer plot`.
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// A learning curve: OUT.curve.csv of `trainer td --eval-every`, or
-    /// OUT.train.csv of `trainer train` (told apart by the header).
+    /// A learning curve: OUT.curve.csv of `trainer td --eval-every`,
+    /// OUT.train.csv of `trainer train`, or a rounds table (`round,ppg,ppg_ci95`:
+    /// each training round's net against one opponent); told apart by the
+    /// header.
     csv: PathBuf,
     /// The chart: PNG or SVG, by extension.
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -51,11 +53,17 @@ pub fn run(args: &PlotArgs) -> Result<Outcome> {
         )
     });
     let size = (args.width, args.height);
-    // The header tells a supervised run's curve from a TD curve.
-    if text.lines().next().map(str::trim) == Some(TRAIN_HEADER) {
+    // The header tells a supervised run's curve and a rounds table from a
+    // TD curve.
+    let header = text.lines().next().map(str::trim);
+    if header == Some(TRAIN_HEADER) {
         let rows = parse_train_csv(&text).with_context(context)?;
         load_font(&args.font)?;
         save(&args.output, size, &TrainChart { rows: &rows, title })?;
+    } else if header == Some(ROUNDS_HEADER) {
+        let rows = parse_rounds_csv(&text).with_context(context)?;
+        load_font(&args.font)?;
+        save(&args.output, size, &RoundsChart { rows: &rows, title })?;
     } else {
         let rows = parse_csv(&text).with_context(context)?;
         load_font(&args.font)?;
