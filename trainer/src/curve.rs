@@ -114,7 +114,7 @@ impl Drawing for CurveChart<'_> {
             .map(|r| (r.games as f64, r.ppg, r.ppg_ci95))
             .collect();
         let axes = ("games trained", "points per game vs pubeval");
-        draw_ppg(area, &points, &self.title, axes)
+        draw_ppg(area, &points, &self.title, axes, 10)
     }
 }
 
@@ -157,12 +157,10 @@ impl Drawing for RoundsChart<'_> {
             .iter()
             .map(|r| (r.round as f64, r.ppg, r.ppg_ci95))
             .collect();
-        draw_ppg(
-            area,
-            &points,
-            &self.title,
-            ("round", "points per game vs the opponent"),
-        )
+        // One label a round (the rounds are whole numbers).
+        let labels = self.rows.iter().map(|r| r.round).max().unwrap_or(0) as usize + 1;
+        let axes = ("round", "points per game vs the opponent");
+        draw_ppg(area, &points, &self.title, axes, labels)
     }
 }
 
@@ -175,6 +173,7 @@ fn draw_ppg<DB: DrawingBackend>(
     points: &[PpgPoint],
     title: &str,
     (x_desc, y_desc): (&str, &str),
+    x_labels: usize,
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     area.fill(&WHITE).map_err(|e| err(&e))?;
@@ -192,6 +191,7 @@ fn draw_ppg<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc(x_desc)
+        .x_labels(x_labels)
         .y_desc(y_desc)
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:+.2}"))

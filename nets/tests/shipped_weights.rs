@@ -1,0 +1,85 @@
+//! The weights bgkit ships (`nets/weights/bgkit.wd`, trained by bgkit from
+//! random weights): gnubg 1.07 loads the file and evaluates with it exactly
+//! as bgkit's `--native-rcp` arithmetic does, at 0 ply and at 2 plies with
+//! its pruning nets; and its provenance record names the file's MD5.
+
+mod common;
+
+use md5::{Digest, Md5};
+use nets::{Arithmetic, BearoffDatabases, Evaluator};
+use std::path::PathBuf;
+
+fn shipped() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("weights/bgkit.wd")
+}
+
+/// Positions of every class from the test fixtures.
+fn sample_ids() -> Vec<String> {
+    let mut per_class = std::collections::BTreeMap::<String, usize>::new();
+    common::reference_0ply()
+        .into_iter()
+        .filter(|r| {
+            let n = per_class.entry(r.class.clone()).or_default();
+            *n += 1;
+            *n <= 10
+        })
+        .map(|r| r.id)
+        .collect()
+}
+
+#[test]
+fn gnubg_evaluates_with_the_shipped_bgkit_weights_as_native_rcp_does() {
+    let nets = nets::weights::load(&shipped()).expect("the shipped weights load");
+    let db = BearoffDatabases::open(&common::bearoff_paths()).unwrap();
+    let ours = Evaluator::new(nets, db, Arithmetic::GnubgFastMathNative).unwrap();
+    let gnubg = common::evaluator(Arithmetic::GnubgFastMathNative);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(shipped(), dir.path().join("gnubg.wd")).unwrap();
+    for (path, name) in common::bearoff_paths()
+        .iter()
+        .zip(["gnubg_os0.bd", "gnubg_ts0.bd"])
+    {
+        std::fs::copy(path, dir.path().join(name)).unwrap();
+    }
+    let ids = sample_ids();
+    assert!(ids.len() >= 40, "{} positions", ids.len());
+    let (mut s, mut t) = (ours.scratch(), gnubg.scratch());
+    for plies in [0, 2] {
+        let rows: Vec<(String, bool)> = ids.iter().map(|id| (id.clone(), plies > 0)).collect();
+        let got = common::gnubg_evaluate_parallel(dir.path(), &rows, plies);
+        let mut differs_from_gnubg_weights = 0;
+        for ((id, prune), g) in rows.iter().zip(&got) {
+            let b = board::Board::from_position_id(id).unwrap();
+            let want = ours.evaluate_plied(&b, plies, *prune, &mut s).outputs;
+            assert_eq!(
+                *g,
+                want.map(f32::to_bits),
+                "{id} at {plies} plies: gnubg with bgkit.wd, against --native-rcp"
+            );
+            if gnubg.evaluate_plied(&b, plies, *prune, &mut t).outputs != want {
+                differs_from_gnubg_weights += 1;
+            }
+        }
+        // gnubg really read bgkit.wd, not its own weights (the bearoff
+        // positions evaluate alike with any weights).
+        assert!(
+            differs_from_gnubg_weights > ids.len() / 3,
+            "{plies} plies: {differs_from_gnubg_weights} of {}",
+            ids.len()
+        );
+    }
+}
+
+#[test]
+fn the_provenance_record_names_the_shipped_file() {
+    let bytes = std::fs::read(shipped()).unwrap();
+    let md5 = format!("{:x}", Md5::digest(&bytes));
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(shipped().with_extension("wd.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["md5"].as_str(), Some(md5.as_str()), "{json}");
+    for key in ["commit", "commands", "data", "compute", "result"] {
+        assert!(!json[key].is_null(), "bgkit.wd.json lacks {key:?}");
+    }
+}
