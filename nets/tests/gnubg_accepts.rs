@@ -34,20 +34,6 @@ fn perturbed_nets() -> Nets {
     weights_text::parse(&weights_text::write(&nets)).unwrap()
 }
 
-/// Positions of every class from the reference file.
-fn sample_ids() -> Vec<String> {
-    let mut per_class = std::collections::BTreeMap::<String, usize>::new();
-    common::reference_0ply()
-        .into_iter()
-        .filter(|r| {
-            let n = per_class.entry(r.class.clone()).or_default();
-            *n += 1;
-            *n <= 8
-        })
-        .map(|r| r.id)
-        .collect()
-}
-
 /// A package data directory holding our weights in one format and gnubg's
 /// one-sided database.
 fn data_dir(nets: &Nets, format: Format) -> tempfile::TempDir {
@@ -65,7 +51,7 @@ fn data_dir(nets: &Nets, format: Format) -> tempfile::TempDir {
 #[test]
 fn gnubg_evaluates_with_our_text_and_binary_weights() {
     let nets = perturbed_nets();
-    let ids = sample_ids();
+    let ids = common::sample_ids(8);
     let paths: Vec<PathBuf> = common::bearoff_paths();
     let db = BearoffDatabases::open(&paths).unwrap();
     let ours = Evaluator::new(nets.clone(), db, Arithmetic::GnubgFastMathNative).unwrap();

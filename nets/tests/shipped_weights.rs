@@ -13,20 +13,6 @@ fn shipped() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("weights/bgkit.wd")
 }
 
-/// Positions of every class from the test fixtures.
-fn sample_ids() -> Vec<String> {
-    let mut per_class = std::collections::BTreeMap::<String, usize>::new();
-    common::reference_0ply()
-        .into_iter()
-        .filter(|r| {
-            let n = per_class.entry(r.class.clone()).or_default();
-            *n += 1;
-            *n <= 10
-        })
-        .map(|r| r.id)
-        .collect()
-}
-
 #[test]
 fn gnubg_evaluates_with_the_shipped_bgkit_weights_as_native_rcp_does() {
     let nets = nets::weights::load(&shipped()).expect("the shipped weights load");
@@ -41,7 +27,7 @@ fn gnubg_evaluates_with_the_shipped_bgkit_weights_as_native_rcp_does() {
     {
         std::fs::copy(path, dir.path().join(name)).unwrap();
     }
-    let ids = sample_ids();
+    let ids = common::sample_ids(10);
     assert!(ids.len() >= 40, "{} positions", ids.len());
     let (mut s, mut t) = (ours.scratch(), gnubg.scratch());
     for plies in [0, 2] {

@@ -318,6 +318,21 @@ pub fn reference_0ply() -> Vec<Reference> {
     parse(include_str!("../fixtures/evals_public.tsv"))
 }
 
+/// The first `per_class` positions of every class of the 0-ply reference
+/// file (Position IDs).
+pub fn sample_ids(per_class: usize) -> Vec<String> {
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    reference_0ply()
+        .into_iter()
+        .filter(|r| {
+            let n = seen.entry(r.class.clone()).or_default();
+            *n += 1;
+            *n <= per_class
+        })
+        .map(|r| r.id)
+        .collect()
+}
+
 /// evals_1ply_public.tsv: 185 positions at 1 ply, without and with pruning.
 pub fn reference_1ply() -> Vec<Reference> {
     parse(include_str!("../fixtures/evals_1ply_public.tsv"))
