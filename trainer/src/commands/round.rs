@@ -10,7 +10,7 @@ use trainer::pipeline::{self, Plan, RoundEnd, StageEvent};
 /// Arguments of `trainer round`.
 #[derive(Args, Debug)]
 pub struct RoundArgs {
-    /// The round's plan (JSON; docs/training.md lists its fields). Its
+    /// The round's plan (JSON; docs/trainer.md lists its fields). Its
     /// directory is the round's: relative paths start there, and every file
     /// the round makes is written there.
     plan: PathBuf,
