@@ -56,20 +56,19 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Starts an n-ply search: evaluations are cached until
-    /// [`Scratch::end_search`]. Returns false inside a search (the outer
-    /// one keeps the cache and ends it).
-    pub(crate) fn begin_search(&mut self) -> bool {
-        let full = self.batch.full_cache.begin();
+    /// Runs `search` as one n-ply search: the evaluations it makes are
+    /// cached until it returns. Inside a search already under way the
+    /// outer one keeps the cache and ends it.
+    pub(crate) fn within_search<T>(&mut self, search: impl FnOnce(&mut Scratch) -> T) -> T {
+        let outer = self.batch.full_cache.begin();
         let prune = self.batch.prune_cache.begin();
-        debug_assert_eq!(full, prune);
-        full
-    }
-
-    /// Ends the search begun by [`Scratch::begin_search`].
-    pub(crate) fn end_search(&mut self) {
-        self.batch.full_cache.end();
-        self.batch.prune_cache.end();
+        debug_assert_eq!(outer, prune);
+        let result = search(self);
+        if outer {
+            self.batch.full_cache.end();
+            self.batch.prune_cache.end();
+        }
+        result
     }
 }
 

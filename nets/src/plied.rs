@@ -24,12 +24,7 @@ impl Evaluator {
         if plies == 0 {
             return self.evaluate(board, scratch);
         }
-        let outer = scratch.begin_search();
-        let e = self.search(board, plies, prune, scratch);
-        if outer {
-            scratch.end_search();
-        }
-        e
+        scratch.within_search(|s| self.search(board, plies, prune, s))
     }
 
     /// [`Evaluator::evaluate_plied`] within a search.
@@ -100,12 +95,7 @@ impl Evaluator {
         }
         // One search for all the candidates: positions that several
         // candidates' searches meet are evaluated once.
-        let outer = scratch.begin_search();
-        let best = self.best_move_searched(board, d0, d1, plies, prune, scratch);
-        if outer {
-            scratch.end_search();
-        }
-        best
+        scratch.within_search(|s| self.best_move_searched(board, d0, d1, plies, prune, s))
     }
 
     /// [`Evaluator::best_move_plied`] above 0 ply, within a search.
