@@ -19,6 +19,21 @@ pub fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
+/// `path` with `suffix` appended to its file name (`OUT` → `OUT.ckpt`):
+/// the files a tool keeps beside its output.
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Writes `bytes` to `path` atomically (an [`AtomicFile`], committed).
+pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all_with(|w| w.write_all(bytes))?;
+    file.commit()
+}
+
 /// A hidden file next to `path` for bgkit's own use: `.NAME` followed by
 /// `suffix` (temporaries, spares, locks), in `path`'s directory.
 pub fn hidden_sibling(path: &Path, suffix: &str) -> PathBuf {
@@ -264,7 +279,8 @@ impl RecycledFile {
     }
 }
 
-fn remove_if_present(path: &Path) -> io::Result<()> {
+/// Removes `path`; a missing file is not an error.
+pub fn remove_if_present(path: &Path) -> io::Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         r => r,
@@ -284,6 +300,23 @@ fn make_readable(_: &Path) {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_file_replaces_whole_files_beside_their_suffixed_siblings() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.db");
+        let marker = with_suffix(&out, ".labelled");
+        assert_eq!(marker, dir.path().join("out.db.labelled"));
+        write_file(&out, b"first").unwrap();
+        write_file(&out, b"2nd").unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"2nd");
+        remove_if_present(&marker).unwrap();
+        write_file(&marker, b"").unwrap();
+        remove_if_present(&marker).unwrap();
+        assert!(!marker.exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary left: {names:?}");
+    }
 
     #[test]
     fn appears_only_on_commit() {

@@ -237,9 +237,7 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// The conventional checkpoint path for an output file: `FILE.ckpt`.
     pub fn path_for(output: &Path) -> PathBuf {
-        let mut s = output.as_os_str().to_owned();
-        s.push(".ckpt");
-        PathBuf::from(s)
+        crate::atomic::with_suffix(output, ".ckpt")
     }
 
     /// Starts a new checkpoint with `fingerprint`, its head synced

@@ -7,7 +7,6 @@ use image::{ColorType, ImageEncoder};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
-use support::atomic::AtomicFile;
 
 /// The TrueType font the labels use unless another is given (Debian's
 /// fonts-dejavu-core).
@@ -131,8 +130,5 @@ pub fn save(path: &Path, size: (u32, u32), drawing: &impl Drawing) -> Result<(),
         path: path.to_owned(),
         error,
     };
-    let mut file = AtomicFile::create(path).map_err(write_error)?;
-    file.write_all_with(|w| w.write_all(&bytes))
-        .map_err(write_error)?;
-    file.commit().map_err(write_error)
+    support::atomic::write_file(path, &bytes).map_err(write_error)
 }

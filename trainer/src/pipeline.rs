@@ -579,7 +579,7 @@ impl Plan {
             args: a,
             done: out.to_owned(),
             kind: StageKind::Resumable {
-                checkpoint: suffixed(out, ".ckpt"),
+                checkpoint: support::checkpoint::Checkpoint::path_for(out),
             },
             partial: vec![],
         }
@@ -597,15 +597,9 @@ fn file_stem(p: &Path) -> String {
         .into_owned()
 }
 
-fn suffixed(p: &Path, suffix: &str) -> PathBuf {
-    let mut s = p.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
 /// The marker that a database was labelled in place: `DB.labelled`.
 pub fn marker(db: &Path) -> PathBuf {
-    suffixed(db, ".labelled")
+    support::atomic::with_suffix(db, ".labelled")
 }
 
 /// `db label eval DB` with `weights` at `plies`, in place.
@@ -727,7 +721,7 @@ pub fn run(
             continue;
         }
         for p in &stage.partial {
-            remove_if_present(p)?;
+            support::atomic::remove_if_present(p).map_err(io_error(p))?;
         }
         report(
             stage,
@@ -742,10 +736,7 @@ pub fn run(
         if capture {
             cmd.stdout(Stdio::piped());
         }
-        let out = cmd.output().map_err(|source| PipelineError::Io {
-            path: exe.to_owned(),
-            source,
-        })?;
+        let out = cmd.output().map_err(io_error(exe))?;
         match out.status.code() {
             Some(0) => {}
             Some(130) => return Ok(RoundEnd::Interrupted),
@@ -758,8 +749,11 @@ pub fn run(
             }
         }
         match &stage.kind {
-            StageKind::Stdout => write_atomically(&stage.done, &out.stdout)?,
-            StageKind::InPlace { .. } => write_atomically(&stage.done, b"")?,
+            StageKind::Stdout => support::atomic::write_file(&stage.done, &out.stdout)
+                .map_err(io_error(&stage.done))?,
+            StageKind::InPlace { .. } => {
+                support::atomic::write_file(&stage.done, b"").map_err(io_error(&stage.done))?
+            }
             _ => {}
         }
         report(stage, StageEvent::Done);
@@ -775,22 +769,10 @@ pub fn shown(line: &[OsString]) -> String {
         .join(" ")
 }
 
-fn remove_if_present(path: &Path) -> Result<(), PipelineError> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(PipelineError::Io {
-            path: path.to_owned(),
-            source: e,
-        }),
-        _ => Ok(()),
-    }
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
-    let io = |source| PipelineError::Io {
+/// An I/O error about `path`.
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> PipelineError + '_ {
+    move |source| PipelineError::Io {
         path: path.to_owned(),
         source,
-    };
-    let mut file = support::atomic::AtomicFile::create(path).map_err(io)?;
-    file.write_all_with(|w| w.write_all(bytes)).map_err(io)?;
-    file.commit().map_err(io)
+    }
 }

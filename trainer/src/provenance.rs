@@ -81,9 +81,7 @@ impl Provenance {
 
 /// The provenance file of a weights file: `OUT.json`.
 pub fn path_for(weights: &Path) -> PathBuf {
-    let mut name = weights.as_os_str().to_owned();
-    name.push(".json");
-    PathBuf::from(name)
+    support::atomic::with_suffix(weights, ".json")
 }
 
 /// Largest provenance file read (they hold a command line and settings:
@@ -183,9 +181,7 @@ pub fn save_for_db(db: &Path, settings: serde_json::Value) -> Result<(), SaveErr
 fn write_record(path: &Path, record: &impl Serialize) -> std::io::Result<()> {
     let mut text = serde_json::to_string_pretty(record).expect("provenance serializes");
     text.push('\n');
-    let mut file = support::atomic::AtomicFile::create(path)?;
-    file.write_all_with(|w| w.write_all(text.as_bytes()))?;
-    file.commit()
+    support::atomic::write_file(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -53,19 +53,11 @@ pub fn io_context(path: &Path) -> impl FnOnce(std::io::Error) -> anyhow::Error +
     move |e| anyhow::anyhow!("{}: {e}", path.display())
 }
 
-/// `PATH` + `suffix` (e.g. `OUT.ckpt`).
-pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
+pub use support::atomic::with_suffix;
 
 /// Writes `bytes` to `path` atomically (temporary file, then rename).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut file = support::atomic::AtomicFile::create(path).map_err(io_context(path))?;
-    file.write_all_with(|w| w.write_all(bytes))
-        .map_err(io_context(path))?;
-    file.commit().map_err(io_context(path))
+    support::atomic::write_file(path, bytes).map_err(io_context(path))
 }
 
 /// The files of a training run (`trainer td`, `trainer train`) beside its

@@ -340,10 +340,7 @@ impl PositionDb {
             path: path.to_owned(),
             error,
         };
-        let mut file = support::atomic::AtomicFile::create(path).map_err(io)?;
-        let bytes = self.to_bytes();
-        file.write_all_with(|w| w.write_all(&bytes)).map_err(io)?;
-        file.commit().map_err(io)
+        support::atomic::write_file(path, &self.to_bytes()).map_err(io)
     }
 
     /// The union of databases, in order of first appearance. A rolled-out

@@ -27,9 +27,7 @@ pub const ENTRY_LEN: usize = 8 + RECORD_LEN;
 
 /// The journal of `db`.
 pub fn journal_path(db: &Path) -> PathBuf {
-    let mut name = db.as_os_str().to_owned();
-    name.push(".journal");
-    PathBuf::from(name)
+    support::atomic::with_suffix(db, ".journal")
 }
 
 /// The MD5 (hex) of a database's positions: their number and keys, in
