@@ -177,6 +177,19 @@ pub struct Stage {
     pub partial: Vec<PathBuf>,
 }
 
+impl Stage {
+    /// A stage that leaves no partial outputs behind.
+    fn new(name: impl Into<String>, args: Vec<OsString>, done: &Path, kind: StageKind) -> Stage {
+        Stage {
+            name: name.into(),
+            args,
+            done: done.to_owned(),
+            kind,
+            partial: vec![],
+        }
+    }
+}
+
 /// How a stage's `done` file comes to be.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StageKind {
@@ -347,11 +360,8 @@ impl Plan {
                 held.clone().into(),
             ]);
             stages.push(Stage {
-                name: "split".into(),
-                args: split,
-                done: held.clone(),
-                kind: StageKind::Writes,
                 partial: vec![new.clone()],
+                ..Stage::new("split", split, &held, StageKind::Writes)
             });
             stages.push(self.label("label held", &held, &common));
         } else {
@@ -369,25 +379,17 @@ impl Plan {
             &train,
         ));
         let start = self.start.clone();
-        stages.push(Stage {
-            name: "start weights".into(),
-            args: {
-                let mut a = args(["new", "-o"]);
-                a.push(start.clone().into());
-                a.extend(args([
-                    "--hidden",
-                    &self.hidden.to_string(),
-                    "--beta-hidden",
-                    "1",
-                    "--seed",
-                    &self.start_seed.to_string(),
-                ]));
-                a
-            },
-            done: start.clone(),
-            kind: StageKind::Writes,
-            partial: vec![],
-        });
+        let mut a = args(["new", "-o"]);
+        a.push(start.clone().into());
+        a.extend(args([
+            "--hidden",
+            &self.hidden.to_string(),
+            "--beta-hidden",
+            "1",
+            "--seed",
+            &self.start_seed.to_string(),
+        ]));
+        stages.push(Stage::new("start weights", a, &start, StageKind::Writes));
         let net = file(files::NET);
         let pruning = self.prune_games > 0;
         let mut from = start;
@@ -422,13 +424,7 @@ impl Plan {
             a.push(positions.into());
             a.extend(args(["--seed", &self.seed.to_string(), "-o"]));
             a.push(candidates.clone().into());
-            stages.push(Stage {
-                name: "candidates".into(),
-                args: a,
-                done: candidates.clone(),
-                kind: StageKind::Writes,
-                partial: vec![],
-            });
+            stages.push(Stage::new("candidates", a, &candidates, StageKind::Writes));
             stages.push(label_stage(
                 "label candidates",
                 &candidates,
@@ -453,21 +449,18 @@ impl Plan {
                 ));
                 from = out;
             }
-            let mut check = args(["bench", "--prune-check", "--db"]);
-            check.push(held.clone().into());
-            check.push("--weights".into());
-            check.push(net.clone().into());
-            check.extend(common.iter().filter(|s| *s != "-q").cloned());
-            stages.push(Stage {
-                name: "prune check".into(),
-                args: check,
-                done: file(files::PRUNE_CHECK),
-                kind: StageKind::Stdout,
-                partial: vec![],
-            });
+            stages.push(bench_stage(
+                "prune check",
+                &["--prune-check"],
+                &net,
+                &held,
+                &file(files::PRUNE_CHECK),
+                &common,
+            ));
         }
         stages.push(bench_stage(
             "bench",
+            &[],
             &net,
             &held,
             &file(files::BENCH),
@@ -475,7 +468,8 @@ impl Plan {
         ));
         stages.push(bench_stage(
             "bench opponent",
-            &self.opponent.clone(),
+            &[],
+            &self.opponent,
             &held,
             &file(files::BENCH_OPPONENT),
             &common,
@@ -492,13 +486,12 @@ impl Plan {
             "--json",
         ]));
         play.extend(common.iter().cloned());
-        stages.push(Stage {
-            name: "match".into(),
-            args: play,
-            done: file(files::MATCH),
-            kind: StageKind::Stdout,
-            partial: vec![],
-        });
+        stages.push(Stage::new(
+            "match",
+            play,
+            &file(files::MATCH),
+            StageKind::Stdout,
+        ));
         stages
     }
 
@@ -527,13 +520,12 @@ impl Plan {
         ]));
         a.push(out.into());
         a.extend(common.iter().cloned());
-        Stage {
-            name: format!("generate {}", file_stem(out)),
-            args: a,
-            done: out.to_owned(),
-            kind: StageKind::Writes,
-            partial: vec![],
-        }
+        Stage::new(
+            format!("generate {}", file_stem(out)),
+            a,
+            out,
+            StageKind::Writes,
+        )
     }
 
     fn label(&self, name: &str, db: &Path, common: &[OsString]) -> Stage {
@@ -574,15 +566,13 @@ impl Plan {
         }
         a.extend(common.iter().cloned());
         let what = if prune { " pruning net" } else { "" };
-        Stage {
-            name: format!("train {class}{what}"),
-            args: a,
-            done: out.to_owned(),
-            kind: StageKind::Resumable {
-                checkpoint: support::checkpoint::Checkpoint::path_for(out),
-            },
-            partial: vec![],
-        }
+        let checkpoint = support::checkpoint::Checkpoint::path_for(out);
+        Stage::new(
+            format!("train {class}{what}"),
+            a,
+            out,
+            StageKind::Resumable { checkpoint },
+        )
     }
 }
 
@@ -620,15 +610,8 @@ fn label_stage(
     a.push("--weights".into());
     a.push(weights.into());
     a.extend(common.iter().cloned());
-    Stage {
-        name: name.into(),
-        args: a,
-        done: marker(db),
-        kind: StageKind::InPlace {
-            journal: crate::rollouts::journal::journal_path(db),
-        },
-        partial: vec![],
-    }
+    let journal = crate::rollouts::journal::journal_path(db);
+    Stage::new(name, a, &marker(db), StageKind::InPlace { journal })
 }
 
 fn merge_stage(name: &str, sources: &[PathBuf], exclude: &[PathBuf], out: &Path) -> Stage {
@@ -640,29 +623,28 @@ fn merge_stage(name: &str, sources: &[PathBuf], exclude: &[PathBuf], out: &Path)
     }
     a.push("-o".into());
     a.push(out.into());
-    Stage {
-        name: name.into(),
-        args: a,
-        done: out.to_owned(),
-        kind: StageKind::Writes,
-        partial: vec![],
-    }
+    Stage::new(name, a, out, StageKind::Writes)
 }
 
-fn bench_stage(name: &str, weights: &Path, db: &Path, out: &Path, common: &[OsString]) -> Stage {
-    let mut a = args(["bench", "--db"]);
+/// `trainer bench` (with `flags`) of `weights` on `db`, its report saved as
+/// `out`.
+fn bench_stage(
+    name: &str,
+    flags: &[&str],
+    weights: &Path,
+    db: &Path,
+    out: &Path,
+    common: &[OsString],
+) -> Stage {
+    let mut a = args(["bench"]);
+    a.extend(flags.iter().map(OsString::from));
+    a.push("--db".into());
     a.push(db.into());
     a.push("--weights".into());
     a.push(weights.into());
     // bench has --threads but no -q.
     a.extend(common.iter().filter(|s| *s != "-q").cloned());
-    Stage {
-        name: name.into(),
-        args: a,
-        done: out.to_owned(),
-        kind: StageKind::Stdout,
-        partial: vec![],
-    }
+    Stage::new(name, a, out, StageKind::Stdout)
 }
 
 /// How a round run ended.
