@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dump, ok, s, BIN, GNUBG_WD, OS0, TS0};
+use common::{dump, kill_9_when, ok, s, BIN, GNUBG_WD, OS0, TS0};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -229,25 +229,6 @@ fn three_shards_merged_equal_one_run() {
     );
     assert!(dump(&merged).iter().all(|r| r["trials"] == 36));
     assert_eq!(std::fs::read(&whole).unwrap(), base);
-}
-
-/// Runs `cmd`, kills it with SIGKILL once `ready()` holds (`what` names
-/// that moment) and `settle` more has passed, and checks that it had not
-/// finished.
-fn kill_9_when(cmd: Command, what: &str, ready: impl Fn() -> bool, settle: Duration) {
-    let run_ = Running::start(cmd);
-    wait_until(Duration::from_secs(120), what, ready);
-    std::thread::sleep(settle);
-    Command::new("kill")
-        .args(["-9", &run_.pid().to_string()])
-        .status()
-        .unwrap();
-    let out = run_.finish(Duration::from_secs(30));
-    assert!(
-        !out.status.success(),
-        "finished before the kill\n{}",
-        describe(&out)
-    );
 }
 
 /// [`kill_9_when`] a rollout or label job's `journal` holds more than four

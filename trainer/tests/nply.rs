@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::{dump, ok, s, BIN, GNUBG_WD, OS0, TS0};
+use common::{dump, kill_9_when, ok, s, BIN, GNUBG_WD, OS0, TS0};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use test_support::{assert_one_line_failure, describe, gnubg_file, tempdir, wait_until, Running};
+use test_support::{assert_one_line_failure, gnubg_file, tempdir};
 
 fn evaluator() -> [&'static str; 6] {
     gnubg_file(GNUBG_WD);
@@ -50,20 +50,6 @@ fn label(db: &Path, extra: &[&str]) -> String {
     args.extend(extra);
     args.extend(evaluator());
     ok(&args)
-}
-
-/// Kills `running` with SIGKILL and checks that it had not finished.
-fn kill_9(running: Running) {
-    Command::new("kill")
-        .args(["-9", &running.pid().to_string()])
-        .status()
-        .unwrap();
-    let out = running.finish(Duration::from_secs(30));
-    assert!(
-        !out.status.success(),
-        "finished before the kill\n{}",
-        describe(&out)
-    );
 }
 
 #[test]
@@ -129,14 +115,9 @@ fn kill_9_during_labelling_then_resume_is_identical() {
     .args(evaluator());
     let journal = dir.path().join("cut.db.journal");
     let before = std::fs::read(&cut).unwrap();
-    let running = Running::start(cmd);
     // Some chunks are in the journal (its head is shorter than 600 bytes).
-    wait_until(
-        Duration::from_secs(120),
-        "the journal holds positions",
-        || std::fs::metadata(&journal).is_ok_and(|m| m.len() > 600),
-    );
-    kill_9(running);
+    let ready = || std::fs::metadata(&journal).is_ok_and(|m| m.len() > 600);
+    kill_9_when(cmd, "the journal holds positions", ready, Duration::ZERO);
     assert_eq!(
         std::fs::read(&cut).unwrap(),
         before,
@@ -227,11 +208,12 @@ fn bad_plies_shards_and_journals_are_refused_and_nothing_is_written() {
     ])
     .args(evaluator());
     let journal = dir.path().join("a.db.journal");
-    let running = Running::start(cmd);
-    wait_until(Duration::from_secs(120), "the journal exists", || {
-        journal.exists()
-    });
-    kill_9(running);
+    kill_9_when(
+        cmd,
+        "the journal exists",
+        || journal.exists(),
+        Duration::ZERO,
+    );
     assert!(journal.exists(), "the journal is kept");
     let journal_bytes = std::fs::read(&journal).unwrap();
     run(&["--plies", "2", "--resume"], "other settings");

@@ -5,7 +5,9 @@
 
 use board::Board;
 use std::path::{Path, PathBuf};
-use test_support::{path_str, run_ok, GNUBG_OS0, GNUBG_TS0};
+use std::process::Command;
+use std::time::Duration;
+use test_support::{describe, path_str, run_ok, wait_until, Running, GNUBG_OS0, GNUBG_TS0};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_trainer");
@@ -77,4 +79,23 @@ pub fn eval_equities(args: &[&str], ids: &[&str]) -> Vec<f64> {
                 .unwrap()
         })
         .collect()
+}
+
+/// Runs `cmd`, kills it with SIGKILL once `ready()` holds (`what` names
+/// that moment) and `settle` more has passed, and checks that it had not
+/// finished.
+pub fn kill_9_when(cmd: Command, what: &str, ready: impl Fn() -> bool, settle: Duration) {
+    let run_ = Running::start(cmd);
+    wait_until(Duration::from_secs(120), what, ready);
+    std::thread::sleep(settle);
+    Command::new("kill")
+        .args(["-9", &run_.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = run_.finish(Duration::from_secs(30));
+    assert!(
+        !out.status.success(),
+        "finished before the kill\n{}",
+        describe(&out)
+    );
 }
