@@ -33,10 +33,15 @@ pub struct Plan {
     /// rare in play).
     #[serde(default)]
     pub crashed_games: u64,
+    /// More games of which only the race positions (outside the bearoff
+    /// databases) are kept, with seed + 3.
+    #[serde(default)]
+    pub race_games: u64,
     /// The share of moves played at random in the self-play games.
     #[serde(default)]
     pub explore: f64,
-    /// Seed of the games (the crashed-only games use seed + 1).
+    /// Seed of the games (the crashed-only games use seed + 1, the pruning
+    /// nets' games seed + 2, the race-only games seed + 3).
     pub seed: u64,
     /// The held-out set: with `holdout` above 0 this round splits it off
     /// its own positions (and labels it); otherwise an existing labelled
@@ -217,6 +222,8 @@ pub mod files {
     pub const POSITIONS: &str = "positions.db";
     /// Crashed positions of the crashed-only games.
     pub const CRASHED: &str = "crashed.db";
+    /// Race positions of the race-only games.
+    pub const RACE: &str = "race.db";
     /// This round's positions before the held-out split.
     pub const POOLED: &str = "pooled.db";
     /// This round's new positions (labelled in place).
@@ -336,6 +343,16 @@ impl Plan {
                 self.crashed_games,
                 self.seed + 1,
                 "crashed",
+                &common,
+            ));
+        }
+        if self.race_games > 0 {
+            generated.push(file(files::RACE));
+            stages.push(self.generate(
+                &file(files::RACE),
+                self.race_games,
+                self.seed + 3,
+                "race",
                 &common,
             ));
         }

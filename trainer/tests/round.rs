@@ -20,7 +20,7 @@ fn plan(dir: &Path) -> PathBuf {
     let plan = dir.join("plan.json");
     let text = serde_json::json!({
         "player": GNUBG_WD, "teacher": GNUBG_WD,
-        "games": 40, "crashed_games": 60, "explore": 0.1, "seed": 5,
+        "games": 40, "crashed_games": 60, "race_games": 40, "explore": 0.1, "seed": 5,
         "held": "held.db", "holdout": 0.15,
         "plies": 1, "prune": true,
         "start": "start.wd",
@@ -102,6 +102,16 @@ fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_t
         serde_json::from_str(&std::fs::read_to_string(whole.path().join("match.json")).unwrap())
             .unwrap();
     assert!(game["ppg"].as_f64().unwrap() > 0.5, "{game}");
+    // The class-only games kept their class alone.
+    for (db, class) in [("crashed.db", "CRASHED"), ("race.db", "RACE")] {
+        let stats = ok(&["db", "stats", s(&whole.path().join(db))]);
+        let classes: Vec<&str> = stats
+            .lines()
+            .skip(2)
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(classes, [class], "{db}: {stats}");
+    }
     // The trained pruning nets keep the 1-ply best move far more often than
     // the random ones of the start.
     let kept = |report: &str| -> f64 {
