@@ -37,11 +37,20 @@ pub struct Plan {
     /// databases) are kept, with seed + 3.
     #[serde(default)]
     pub race_games: u64,
+    /// More games of which only the positions whose 0-ply and 1-ply
+    /// equities differ by at least `disagreement_threshold` are kept (the
+    /// player's mistakes), with seed + 4.
+    #[serde(default)]
+    pub disagreement_games: u64,
+    /// The least |0-ply − 1-ply| equity difference of a disagreement.
+    #[serde(default = "default_disagreement")]
+    pub disagreement_threshold: f64,
     /// The share of moves played at random in the self-play games.
     #[serde(default)]
     pub explore: f64,
     /// Seed of the games (the crashed-only games use seed + 1, the pruning
-    /// nets' games seed + 2, the race-only games seed + 3).
+    /// nets' games seed + 2, the race-only games seed + 3, the disagreement
+    /// games seed + 4).
     pub seed: u64,
     /// The held-out set: with `holdout` above 0 this round splits it off
     /// its own positions (and labels it); otherwise an existing labelled
@@ -109,6 +118,9 @@ pub struct TrainPlan {
     pub seed: u64,
 }
 
+fn default_disagreement() -> f64 {
+    0.1
+}
 fn default_plies() -> u32 {
     2
 }
@@ -224,6 +236,8 @@ pub mod files {
     pub const CRASHED: &str = "crashed.db";
     /// Race positions of the race-only games.
     pub const RACE: &str = "race.db";
+    /// Positions where the player's 0-ply and 1-ply disagree.
+    pub const DISAGREEMENTS: &str = "disagreements.db";
     /// This round's positions before the held-out split.
     pub const POOLED: &str = "pooled.db";
     /// This round's new positions (labelled in place).
@@ -266,6 +280,12 @@ impl Plan {
         }
         if !(0.0..=1.0).contains(&self.explore) {
             return Err(format!("explore {}: must be between 0 and 1", self.explore));
+        }
+        if self.disagreement_threshold.is_nan() || self.disagreement_threshold <= 0.0 {
+            return Err(format!(
+                "disagreement_threshold {}: must be above 0",
+                self.disagreement_threshold
+            ));
         }
         if !(0.0..1.0).contains(&self.holdout) {
             return Err(format!(
@@ -328,33 +348,38 @@ impl Plan {
         }
         let held = self.held.clone();
         let mut stages = Vec::new();
-        let mut generated = vec![file(files::POSITIONS)];
-        stages.push(self.generate(
-            &file(files::POSITIONS),
-            self.games,
-            self.seed,
-            "contact,crashed,race",
-            &common,
-        ));
-        if self.crashed_games > 0 {
-            generated.push(file(files::CRASHED));
-            stages.push(self.generate(
-                &file(files::CRASHED),
+        // The round's self-play sets: file, games, seed, classes kept, and
+        // the 0-ply vs 1-ply disagreement a position needs to be kept.
+        let sets = [
+            (
+                files::POSITIONS,
+                self.games,
+                self.seed,
+                "contact,crashed,race",
+                0.0,
+            ),
+            (
+                files::CRASHED,
                 self.crashed_games,
                 self.seed + 1,
                 "crashed",
-                &common,
-            ));
-        }
-        if self.race_games > 0 {
-            generated.push(file(files::RACE));
-            stages.push(self.generate(
-                &file(files::RACE),
-                self.race_games,
-                self.seed + 3,
-                "race",
-                &common,
-            ));
+                0.0,
+            ),
+            (files::RACE, self.race_games, self.seed + 3, "race", 0.0),
+            (
+                files::DISAGREEMENTS,
+                self.disagreement_games,
+                self.seed + 4,
+                "contact,crashed,race",
+                self.disagreement_threshold,
+            ),
+        ];
+        let mut generated = Vec::new();
+        for (name, games, seed, classes, threshold) in sets {
+            if games > 0 {
+                generated.push(file(name));
+                stages.push(self.generate(&file(name), games, seed, classes, threshold, &common));
+            }
         }
         let new = file(files::NEW);
         let mut exclude: Vec<PathBuf> = self.include.clone();
@@ -434,6 +459,7 @@ impl Plan {
                 self.prune_games,
                 self.seed + 2,
                 "contact,crashed,race",
+                0.0,
                 &common,
             ));
             let candidates = file(files::CANDIDATES);
@@ -518,6 +544,7 @@ impl Plan {
         games: u64,
         seed: u64,
         classes: &str,
+        threshold: f64,
         common: &[OsString],
     ) -> Stage {
         let mut a = args(["db", "generate", "--weights"]);
@@ -526,7 +553,7 @@ impl Plan {
             "--games",
             &games.to_string(),
             "--threshold",
-            "0",
+            &threshold.to_string(),
             "--explore",
             &self.explore.to_string(),
             "--classes",

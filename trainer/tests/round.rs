@@ -20,7 +20,8 @@ fn plan(dir: &Path) -> PathBuf {
     let plan = dir.join("plan.json");
     let text = serde_json::json!({
         "player": GNUBG_WD, "teacher": GNUBG_WD,
-        "games": 40, "crashed_games": 60, "race_games": 40, "explore": 0.1, "seed": 5,
+        "games": 40, "crashed_games": 60, "race_games": 40, "disagreement_games": 30,
+        "disagreement_threshold": 0.1, "explore": 0.1, "seed": 5,
         "held": "held.db", "holdout": 0.15,
         "plies": 1, "prune": true,
         "start": "start.wd",
@@ -112,6 +113,15 @@ fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_t
             .collect();
         assert_eq!(classes, [class], "{db}: {stats}");
     }
+    // The disagreement games kept only what 0 and 1 ply disagree on.
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(whole.path().join("disagreements.db.json")).unwrap(),
+    )
+    .unwrap();
+    let threshold = record["settings"]["threshold"].as_f64().unwrap();
+    assert!((threshold - 0.1).abs() < 1e-6, "{record}");
+    assert_eq!(record["settings"]["plies"], 1, "{record}");
+    assert_eq!(record["settings"]["seed"], 9, "{record}");
     // The trained pruning nets keep the 1-ply best move far more often than
     // the random ones of the start.
     let kept = |report: &str| -> f64 {
@@ -159,12 +169,16 @@ fn bad_plans_are_refused_in_one_line_before_any_stage_runs() {
     let plan = plan(dir.path());
     let good: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-    let cases: [(&str, serde_json::Value); 4] = [
+    let cases: [(&str, serde_json::Value); 5] = [
         (
             "explore 2: must be between 0 and 1",
             serde_json::json!({"explore": 2.0}),
         ),
         ("plies 4: must be 1 to 3", serde_json::json!({"plies": 4})),
+        (
+            "disagreement_threshold 0: must be above 0",
+            serde_json::json!({"disagreement_threshold": 0.0}),
+        ),
         (
             "train.schedule \"fast\"",
             serde_json::json!({"train": {"epochs": 1, "schedule": "fast", "alpha_start": 1.0, "alpha_low": 0.1}}),
