@@ -242,15 +242,17 @@ impl Checkpoint {
 
     /// Starts a new checkpoint with `fingerprint`, its head synced
     /// (replacing any old one; a symbolic link at `path` is refused, never
-    /// followed).
+    /// followed). The head is written to a temporary file renamed into
+    /// place, so a run killed while creating it leaves either the old file
+    /// or a complete head, never a file that cannot be resumed.
     ///
     /// # Panics
     /// If the fingerprint is longer than [`MAX_FINGERPRINT`].
     pub fn create(path: &Path, fingerprint: &str) -> io::Result<Checkpoint> {
         crate::atomic::check_checkpoint_name(path)?;
-        let mut file = crate::atomic::open_no_follow(path, true)?;
-        file.write_all(&head(fingerprint))?;
-        file.sync_data()?;
+        crate::atomic::write_file(path, &head(fingerprint))?;
+        let mut file = crate::atomic::open_no_follow(path, false)?;
+        file.seek(SeekFrom::End(0))?;
         Ok(Checkpoint {
             file,
             path: path.to_owned(),
@@ -504,6 +506,20 @@ mod tests {
         }
         assert_eq!(std::fs::read(&path).unwrap(), expected);
         assert_eq!(expected.len(), head_len(6) + 2 * BLOCK_OVERHEAD + 3);
+    }
+
+    #[test]
+    fn create_replaces_an_old_checkpoint_whole_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = written(dir.path(), &[b"old block, longer than a head"]);
+        let mut c = Checkpoint::create(&path, FINGERPRINT).unwrap();
+        c.append_block(b"new").unwrap();
+        assert_eq!(reopen(&path).unwrap().0, vec![b"new".to_vec()]);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["c.ckpt"]);
     }
 
     #[test]
