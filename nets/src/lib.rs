@@ -32,6 +32,7 @@ pub mod forward_batch;
 pub mod inputs;
 pub mod move_select;
 pub mod net;
+pub mod optimizer;
 pub mod plied;
 pub mod pubeval;
 pub mod race_backgammon;
@@ -52,7 +53,8 @@ pub use evaluate::{EvalError, Evaluation, Evaluator, Scratch};
 pub use forward::Simd;
 pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
 pub use net::{Net, NetKind, NetShape, Nets, Parameters};
+pub use optimizer::{Adam, Gradient};
 pub use plied::{FILTER_EQUITY, FILTER_MOVES, MAX_PLIES};
-pub use train::{train_net, TrainScratch};
+pub use train::{accumulate_gradient, train_net, TrainScratch};
 
 pub use board::{Probabilities, NUM_OUTPUTS};

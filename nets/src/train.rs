@@ -7,6 +7,7 @@ use crate::classify::Class;
 use crate::evaluate::{Evaluator, Scratch};
 use crate::forward::{hidden_layer, output_sums, Simd};
 use crate::net::{Net, NetKind};
+use crate::optimizer::Gradient;
 use crate::sanity::sanity_check;
 use crate::sigmoid::sigmoid;
 use board::{Board, Probabilities};
@@ -39,36 +40,15 @@ pub fn train_net(
     simd: Simd,
     scratch: &mut TrainScratch,
 ) -> Probabilities {
-    let (n_in, n_hidden) = (net.inputs(), net.hidden());
-    assert_eq!(x.len(), n_in, "input vector has the wrong length");
-    scratch.hidden.resize(n_hidden, 0.0);
-    scratch.step.resize(n_hidden, 0.0);
-    let h = &mut scratch.hidden[..];
-    hidden_layer(net, x, h, arith, simd);
-    let mut y = [0f32; board::NUM_OUTPUTS];
-    output_sums(net, h, &mut y, arith);
-    let beta_o = net.beta_output();
-    for v in y.iter_mut() {
-        *v = sigmoid(-beta_o * *v);
-    }
-    let delta_o: [f32; board::NUM_OUTPUTS] =
-        std::array::from_fn(|k| (target[k] - y[k]) * beta_o * y[k] * (1.0 - y[k]));
-
-    let beta_h = net.beta_hidden();
+    let (y, delta_o) = backprop(net, x, target, alpha, arith, simd, scratch);
+    let n_hidden = net.hidden();
+    let h = &scratch.hidden[..];
     let crate::net::Parameters {
         hidden_weights: w_hidden,
         output_weights: w_output,
         hidden_thresholds: b_hidden,
         output_thresholds: b_output,
     } = net.parameters_mut();
-    // α·δh[j], from the output weights before they move.
-    for (j, (step, &hj)) in scratch.step.iter_mut().zip(h.iter()).enumerate() {
-        let mut back = 0f32;
-        for (k, &d) in delta_o.iter().enumerate() {
-            back += d * w_output[k * n_hidden + j];
-        }
-        *step = alpha * (beta_h * hj * (1.0 - hj) * back);
-    }
     for (k, &d) in delta_o.iter().enumerate() {
         let a = alpha * d;
         for (v, &hj) in w_output[k * n_hidden..(k + 1) * n_hidden]
@@ -90,7 +70,83 @@ pub fn train_net(
     for (b, &s) in b_hidden.iter_mut().zip(&scratch.step) {
         *b += s;
     }
-    net.sync_blocked_rows((0..n_in).filter(|&i| x[i] != 0.0));
+    net.sync_blocked_rows((0..x.len()).filter(|&i| x[i] != 0.0));
+    y
+}
+
+/// The forward pass and the deltas of [`train_net`]: returns the outputs and
+/// δo, and leaves the hidden activations in `scratch.hidden` and
+/// `scale`·δh in `scratch.step`.
+fn backprop(
+    net: &Net,
+    x: &[f32],
+    target: &Probabilities,
+    scale: f32,
+    arith: Arithmetic,
+    simd: Simd,
+    scratch: &mut TrainScratch,
+) -> (Probabilities, [f32; board::NUM_OUTPUTS]) {
+    let (n_in, n_hidden) = (net.inputs(), net.hidden());
+    assert_eq!(x.len(), n_in, "input vector has the wrong length");
+    scratch.hidden.resize(n_hidden, 0.0);
+    scratch.step.resize(n_hidden, 0.0);
+    let h = &mut scratch.hidden[..];
+    hidden_layer(net, x, h, arith, simd);
+    let mut y = [0f32; board::NUM_OUTPUTS];
+    output_sums(net, h, &mut y, arith);
+    let beta_o = net.beta_output();
+    for v in y.iter_mut() {
+        *v = sigmoid(-beta_o * *v);
+    }
+    let delta_o: [f32; board::NUM_OUTPUTS] =
+        std::array::from_fn(|k| (target[k] - y[k]) * beta_o * y[k] * (1.0 - y[k]));
+    let beta_h = net.beta_hidden();
+    let w_output = net.output_weights();
+    for (j, (step, &hj)) in scratch.step.iter_mut().zip(h.iter()).enumerate() {
+        let mut back = 0f32;
+        for (k, &d) in delta_o.iter().enumerate() {
+            back += d * w_output[k * n_hidden + j];
+        }
+        *step = scale * (beta_h * hj * (1.0 - hj) * back);
+    }
+    (y, delta_o)
+}
+
+/// Adds to `grad` the step [`train_net`] would take with α = 1 (the negative
+/// gradient of ½Σ(t − y)²) for inputs `x`, leaving the net as it is.
+/// Returns the outputs.
+pub fn accumulate_gradient(
+    net: &Net,
+    x: &[f32],
+    target: &Probabilities,
+    arith: Arithmetic,
+    simd: Simd,
+    scratch: &mut TrainScratch,
+    grad: &mut Gradient,
+) -> Probabilities {
+    let (y, delta_o) = backprop(net, x, target, 1.0, arith, simd, scratch);
+    let n_hidden = net.hidden();
+    let h = &scratch.hidden[..];
+    for (k, &d) in delta_o.iter().enumerate() {
+        for (g, &hj) in grad.output_weights[k * n_hidden..(k + 1) * n_hidden]
+            .iter_mut()
+            .zip(h.iter())
+        {
+            *g += d * hj;
+        }
+        grad.output_thresholds[k] += d;
+    }
+    for (i, &xi) in x.iter().enumerate() {
+        if xi != 0.0 {
+            let row = &mut grad.hidden_weights[i * n_hidden..(i + 1) * n_hidden];
+            for (g, &s) in row.iter_mut().zip(&scratch.step) {
+                *g += s * xi;
+            }
+        }
+    }
+    for (g, &s) in grad.hidden_thresholds.iter_mut().zip(&scratch.step) {
+        *g += s;
+    }
     y
 }
 
@@ -121,6 +177,35 @@ impl Evaluator {
         let net = self.nets_mut().get_mut(kind);
         let n = net.inputs();
         train_net(net, &scratch.net.inputs[..n], &t, alpha, arith, simd, train);
+        Some(kind)
+    }
+
+    /// [`Evaluator::train`]'s step as a gradient: adds the negative gradient
+    /// for `board` towards the sanity-checked `target` to `grad` (which must
+    /// have the shape of the class's net), leaving the nets as they are.
+    pub fn accumulate_gradient(
+        &self,
+        board: &Board,
+        class: Class,
+        target: &Probabilities,
+        scratch: &mut Scratch,
+        train: &mut TrainScratch,
+        grad: &mut Gradient,
+    ) -> Option<NetKind> {
+        let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
+        let mut t = *target;
+        sanity_check(board, &mut t, self.bearoff());
+        let net = self.nets.get(kind);
+        let n = net.inputs();
+        accumulate_gradient(
+            net,
+            &scratch.net.inputs[..n],
+            &t,
+            self.arithmetic(),
+            self.simd(),
+            train,
+            grad,
+        );
         Some(kind)
     }
 }

@@ -79,6 +79,10 @@ pub struct Plan {
     pub hidden: usize,
     /// Supervised training of each class's net.
     pub train: TrainPlan,
+    /// Settings of one class's net (`contact`, `crashed` or `race`) that
+    /// replace `train` for it.
+    #[serde(default)]
+    pub train_by_class: std::collections::BTreeMap<String, TrainPlan>,
     /// Games whose positions' candidate moves, labelled by the round's
     /// nets at 0 ply, train the pruning nets (0: the pruning nets stay
     /// those of `start`).
@@ -116,6 +120,19 @@ pub struct TrainPlan {
     /// Seed of the permutations.
     #[serde(default = "one")]
     pub seed: u64,
+    /// `sgd` or `adam` (`trainer train --optimizer`).
+    #[serde(default = "sgd")]
+    pub optimizer: String,
+    /// Positions per Adam step (`trainer train --batch`).
+    #[serde(default = "default_batch")]
+    pub batch: u32,
+}
+
+fn sgd() -> String {
+    "sgd".into()
+}
+fn default_batch() -> u32 {
+    256
 }
 
 fn default_disagreement() -> f64 {
@@ -131,6 +148,8 @@ fn default_prune_train() -> TrainPlan {
         alpha_start: 5.0,
         alpha_low: 0.001,
         seed: 1,
+        optimizer: sgd(),
+        batch: default_batch(),
     }
 }
 fn default_hidden() -> usize {
@@ -300,7 +319,31 @@ impl Plan {
                 nets::MAX_PLIES
             ));
         }
-        for (name, t) in [("train", &self.train), ("prune_train", &self.prune_train)] {
+        for class in self.train_by_class.keys() {
+            if !["contact", "crashed", "race"].contains(&class.as_str()) {
+                return Err(format!(
+                    "train_by_class.{class}: the classes are contact, crashed and race"
+                ));
+            }
+        }
+        let by_class = self
+            .train_by_class
+            .iter()
+            .map(|(class, t)| (format!("train_by_class.{class}"), t));
+        let all = [
+            ("train".to_string(), &self.train),
+            ("prune_train".to_string(), &self.prune_train),
+        ];
+        for (name, t) in all.into_iter().chain(by_class) {
+            if !["sgd", "adam"].contains(&t.optimizer.as_str()) {
+                return Err(format!(
+                    "{name}.optimizer {:?}: must be \"sgd\" or \"adam\"",
+                    t.optimizer
+                ));
+            }
+            if t.batch == 0 {
+                return Err(format!("{name}.batch must be at least 1"));
+            }
             if !["gnubg", "cosine"].contains(&t.schedule.as_str()) {
                 return Err(format!(
                     "{name}.schedule {:?}: must be \"gnubg\" or \"cosine\"",
@@ -447,7 +490,8 @@ impl Plan {
                 },
             ),
         ] {
-            stages.push(self.train_stage(class, &train, &from, &out, &self.train, false, &common));
+            let settings = self.train_by_class.get(class).unwrap_or(&self.train);
+            stages.push(self.train_stage(class, &train, &from, &out, settings, false, &common));
             from = out;
         }
         if pruning {
@@ -604,6 +648,10 @@ impl Plan {
             &t.alpha_low.to_string(),
             "--seed",
             &t.seed.to_string(),
+            "--optimizer",
+            &t.optimizer,
+            "--batch",
+            &t.batch.to_string(),
         ]));
         if prune {
             a.push("--prune".into());

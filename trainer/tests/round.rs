@@ -26,6 +26,8 @@ fn plan(dir: &Path) -> PathBuf {
         "plies": 1, "prune": true,
         "start": "start.wd",
         "train": {"epochs": 4, "schedule": "cosine", "alpha_start": 1.0, "alpha_low": 0.05},
+        "train_by_class": {"race": {"epochs": 4, "schedule": "cosine", "optimizer": "adam",
+                                    "batch": 32, "alpha_start": 0.01, "alpha_low": 0.0001}},
         "prune_games": 30,
         "prune_train": {"epochs": 10, "schedule": "gnubg", "alpha_start": 5.0, "alpha_low": 0.001},
         "opponent": "start.wd", "match_games": 40,
@@ -113,6 +115,16 @@ fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_t
             .collect();
         assert_eq!(classes, [class], "{db}: {stats}");
     }
+    // The race net trained with its own settings (Adam), the others with
+    // the plan's `train`.
+    let schedule = |net: &str| {
+        let path = whole.path().join(format!("{net}.wd.json"));
+        let record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        record["settings"]["schedule"]["optimizer"].clone()
+    };
+    assert_eq!(schedule("race"), serde_json::json!({"Adam": {"batch": 32}}));
+    assert_eq!(schedule("crashed"), serde_json::json!("Sgd"));
     // The disagreement games kept only what 0 and 1 ply disagree on.
     let record: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(whole.path().join("disagreements.db.json")).unwrap(),
@@ -169,7 +181,7 @@ fn bad_plans_are_refused_in_one_line_before_any_stage_runs() {
     let plan = plan(dir.path());
     let good: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-    let cases: [(&str, serde_json::Value); 5] = [
+    let cases: [(&str, serde_json::Value); 7] = [
         (
             "explore 2: must be between 0 and 1",
             serde_json::json!({"explore": 2.0}),
@@ -184,6 +196,15 @@ fn bad_plans_are_refused_in_one_line_before_any_stage_runs() {
             serde_json::json!({"train": {"epochs": 1, "schedule": "fast", "alpha_start": 1.0, "alpha_low": 0.1}}),
         ),
         ("unknown field `gamez`", serde_json::json!({"gamez": 3})),
+        (
+            "train_by_class.bearoff: the classes are contact, crashed and race",
+            serde_json::json!({"train_by_class": {"bearoff": good["train"].clone()}}),
+        ),
+        (
+            "train_by_class.race.optimizer \"lbfgs\": must be \"sgd\" or \"adam\"",
+            serde_json::json!({"train_by_class": {"race": {"epochs": 1, "optimizer": "lbfgs",
+                "alpha_start": 1.0, "alpha_low": 0.1}}}),
+        ),
     ];
     for (why, change) in cases {
         let mut bad = good.clone();

@@ -18,7 +18,7 @@ use trainer::provenance::{NTrained, Parent, Provenance};
 use trainer::supervised::checkpoint::SupervisedCheckpoint;
 use trainer::supervised::pareto::{ParetoFront, SaveName};
 use trainer::supervised::run::{Length, SupervisedEnd, SupervisedHooks, SupervisedTrainer};
-use trainer::supervised::{training_records, Decay, Schedule, ScheduleState};
+use trainer::supervised::{training_records, Decay, Optimizer, Schedule, ScheduleState};
 
 /// Arguments of `trainer train`.
 #[derive(Args, Debug)]
@@ -54,6 +54,14 @@ pub struct TrainArgs {
     /// --alpha-start to --alpha-low over --epochs.
     #[arg(long, value_enum, default_value_t = DecayArg::Gnubg)]
     schedule: DecayArg,
+    /// How positions move the weights: gnubg-nn's step after every
+    /// position, or Adam after every --batch positions (α is then Adam's
+    /// learning rate, e.g. --alpha-start 0.002 --alpha-low 0.00002).
+    #[arg(long, value_enum, default_value_t = OptimizerArg::Sgd)]
+    optimizer: OptimizerArg,
+    /// Positions per Adam step.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    batch: u32,
     /// Seed of the permutations.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -77,6 +85,16 @@ enum DecayArg {
     /// α falls along half a cosine from --alpha-start to --alpha-low over
     /// --epochs, with a new permutation every epoch.
     Cosine,
+}
+
+/// `--optimizer`.
+#[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
+enum OptimizerArg {
+    /// gnubg-nn's update: a step of size α after every position.
+    Sgd,
+    /// Adam (β1 0.9, β2 0.999) with learning rate α after every --batch
+    /// positions; deterministic for a seed on any number of threads.
+    Adam,
 }
 
 /// Largest `--alpha-start` (50 times gnubg-nn's 20): steps far larger only
@@ -117,6 +135,10 @@ impl TrainArgs {
             prune: self.prune,
             seed: self.seed,
             decay,
+            optimizer: match self.optimizer {
+                OptimizerArg::Sgd => Optimizer::Sgd,
+                OptimizerArg::Adam => Optimizer::Adam { batch: self.batch },
+            },
         };
         Ok((schedule, length))
     }
@@ -186,6 +208,7 @@ impl SupervisedHooks for Files {
         let header = SupervisedCheckpoint {
             state: trainer.state().clone(),
             curve: trainer.curve().to_vec(),
+            adam: trainer.adam().map(Into::into),
             ..self.start.clone()
         };
         self.run
@@ -250,18 +273,20 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         schedule: schedule.clone(),
         state: ScheduleState::start(&schedule),
         curve: Vec::new(),
+        adam: None,
     };
     let resumed = run.resume(args.resume, |bytes| {
         let (old, nets) = SupervisedCheckpoint::parse(bytes)?;
         old.check_matches(&start)?;
         Ok((old, nets))
     })?;
-    let (state, curve) = match resumed {
+    let (state, curve, adam) = match resumed {
         Some((old, nets)) => {
             *eval.nets_mut() = nets;
-            (old.state, old.curve)
+            let adam = old.adam.as_ref().map(Into::into);
+            (old.state, old.curve, adam)
         }
-        None => (start.state.clone(), Vec::new()),
+        None => (start.state.clone(), Vec::new(), None),
     };
     let total = args.epochs.unwrap_or(0);
     let mut files = Files {
@@ -271,7 +296,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         stop,
         bar: Progress::new("trainer train", "epochs", total.max(1), args.run.quiet),
     };
-    let mut trainer = SupervisedTrainer::new(eval, records, schedule, state, curve);
+    let mut trainer = SupervisedTrainer::new(eval, records, schedule, state, curve, adam);
     let end = trainer.run(length, &mut files)?;
     files.bar.finish();
     let s = trainer.state();

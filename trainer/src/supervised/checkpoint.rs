@@ -7,7 +7,7 @@ use crate::evaluator_args::EvaluatorId;
 use crate::supervised::run::CurvePoint;
 use crate::supervised::{Schedule, ScheduleState};
 use crate::td::checkpoint::{parse_weights_checkpoint, weights_checkpoint_bytes, CheckpointError};
-use nets::Nets;
+use nets::{Adam, Nets};
 use serde::{Deserialize, Serialize};
 
 /// The fingerprint of a supervised checkpoint: its kind and version.
@@ -30,6 +30,43 @@ pub struct SupervisedCheckpoint {
     pub state: ScheduleState,
     /// The learning curve so far.
     pub curve: Vec<CurvePoint>,
+    /// Adam's state, for a run with Adam.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adam: Option<AdamState>,
+}
+
+/// Adam's state in a checkpoint: the step count and the moments as the
+/// bits of their `f32`s (JSON numbers of any other kind could round).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdamState {
+    /// Steps taken.
+    pub steps: u64,
+    /// The first moment's bits.
+    pub first: Vec<u32>,
+    /// The second moment's bits.
+    pub second: Vec<u32>,
+}
+
+impl From<&Adam> for AdamState {
+    fn from(adam: &Adam) -> AdamState {
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect();
+        AdamState {
+            steps: adam.steps,
+            first: bits(&adam.first),
+            second: bits(&adam.second),
+        }
+    }
+}
+
+impl From<&AdamState> for Adam {
+    fn from(state: &AdamState) -> Adam {
+        let floats = |v: &[u32]| v.iter().map(|&b| f32::from_bits(b)).collect();
+        Adam {
+            steps: state.steps,
+            first: floats(&state.first),
+            second: floats(&state.second),
+        }
+    }
 }
 
 impl SupervisedCheckpoint {
@@ -83,6 +120,7 @@ mod tests {
             state: ScheduleState::start(&schedule),
             schedule,
             curve: vec![(0, 20.0, 0.05, 0.4)],
+            adam: None,
         }
     }
 
@@ -109,5 +147,20 @@ mod tests {
             "{why}"
         );
         assert!(crate::td::checkpoint::parse(&bytes).is_err());
+    }
+
+    #[test]
+    fn adam_state_reads_back_to_the_bit() {
+        let nets = crate::init::new_nets(8, 0.1, 1).unwrap();
+        let mut adam = Adam::new(nets.get(nets::NetKind::Race));
+        adam.steps = 7;
+        adam.first[3] = 0.1 + 0.2;
+        adam.second[5] = f32::MIN_POSITIVE / 3.0;
+        let header = SupervisedCheckpoint {
+            adam: Some((&adam).into()),
+            ..start()
+        };
+        let (back, _) = SupervisedCheckpoint::parse(&header.to_bytes(&nets).unwrap()).unwrap();
+        assert_eq!(Adam::from(back.adam.as_ref().unwrap()), adam);
     }
 }

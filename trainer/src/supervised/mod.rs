@@ -14,7 +14,7 @@ pub mod run;
 use crate::positions::db::{check_targets, position_id, PositionDb, Record};
 use crate::supervised::bench::position_errors;
 use board::{Board, Probabilities};
-use nets::{Class, Evaluator, NetKind, TrainScratch};
+use nets::{Adam, Class, Evaluator, Gradient, NetKind, TrainScratch};
 use serde::{Deserialize, Serialize};
 
 /// The schedule's settings (gnubg-nn's defaults in [`Default`]).
@@ -33,6 +33,24 @@ pub struct Schedule {
     /// How α moves between epochs.
     #[serde(default)]
     pub decay: Decay,
+    /// How positions move the weights.
+    #[serde(default)]
+    pub optimizer: Optimizer,
+}
+
+/// How positions move the weights.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Optimizer {
+    /// gnubg-nn's: a step of size α after every position.
+    #[default]
+    Sgd,
+    /// Adam with learning rate α after every batch of `batch` positions
+    /// (their gradients summed in a fixed order, so any number of threads
+    /// gives the same bits).
+    Adam {
+        /// Positions per step.
+        batch: u32,
+    },
 }
 
 /// How α moves between epochs.
@@ -71,6 +89,7 @@ impl Default for Schedule {
             prune: false,
             seed: 1,
             decay: Decay::Gnubg,
+            optimizer: Optimizer::Sgd,
         }
     }
 }
@@ -196,6 +215,82 @@ pub fn train_epoch(
         } else {
             eval.train(&board, r.class(), &t, alpha, &mut scratch, &mut train);
         }
+    }
+}
+
+/// Positions whose gradients one task sums in a minibatch epoch: the
+/// unit of parallel work, fixed so that the sum's order does not depend on
+/// the number of threads.
+const GRADIENT_CHUNK: usize = 64;
+
+/// One minibatch epoch: the positions of `order` in batches of `batch`,
+/// each batch's gradient (summed chunk by chunk in parallel, then the
+/// chunks in order) moving the net by `adam` with learning rate `rate`.
+pub fn train_epoch_adam(
+    eval: &mut Evaluator,
+    records: &[Record],
+    order: &[u32],
+    rate: f32,
+    schedule: &Schedule,
+    adam: &mut Adam,
+    batch: usize,
+) {
+    use rayon::prelude::*;
+    let Some(first) = records.first() else {
+        return;
+    };
+    let kind = net_kind(first.class(), schedule.prune);
+    let zero = Gradient::zeros(eval.nets().get(kind));
+    let mut grads = vec![zero; batch.div_ceil(GRADIENT_CHUNK).max(1)];
+    for positions in order.chunks(batch.max(1)) {
+        let used = positions.len().div_ceil(GRADIENT_CHUNK);
+        let shared: &Evaluator = eval;
+        positions
+            .par_chunks(GRADIENT_CHUNK)
+            .zip(grads[..used].par_iter_mut())
+            .for_each_init(
+                || {
+                    (
+                        shared.scratch(),
+                        TrainScratch::default(),
+                        vec![0f32; nets::inputs::BASE_INPUTS],
+                    )
+                },
+                |(scratch, train, base), (chunk, grad)| {
+                    grad.clear();
+                    for &k in chunk {
+                        let r = &records[k as usize];
+                        let Ok(board) = Board::from_id_bytes(&r.key) else {
+                            continue;
+                        };
+                        let t = targets(r, schedule.ignore_bg);
+                        if schedule.prune {
+                            nets::inputs::base_inputs(&board, base);
+                            nets::accumulate_gradient(
+                                shared.nets().get(kind),
+                                base,
+                                &t,
+                                shared.arithmetic(),
+                                shared.simd(),
+                                train,
+                                grad,
+                            );
+                        } else {
+                            shared.accumulate_gradient(&board, r.class(), &t, scratch, train, grad);
+                        }
+                    }
+                },
+            );
+        let (sum, rest) = grads.split_at_mut(1);
+        for g in &rest[..used - 1] {
+            sum[0].add(g);
+        }
+        adam.step(
+            eval.nets_mut().get_mut(kind),
+            &sum[0],
+            positions.len(),
+            rate,
+        );
     }
 }
 

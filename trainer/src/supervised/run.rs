@@ -5,9 +5,10 @@
 use crate::positions::db::Record;
 use crate::supervised::pareto::{save_name, ParetoFront, SaveName};
 use crate::supervised::{
-    after_epoch, after_errors, errors, net_kind, permutation, train_epoch, Schedule, ScheduleState,
+    after_epoch, after_errors, errors, net_kind, permutation, train_epoch, train_epoch_adam,
+    Optimizer, Schedule, ScheduleState,
 };
-use nets::{Evaluator, NetKind, Nets};
+use nets::{Adam, Evaluator, NetKind, Nets};
 
 /// One measurement: (epochs trained, α of the next epoch, RMS error, max
 /// error).
@@ -77,27 +78,41 @@ pub struct SupervisedTrainer {
     state: ScheduleState,
     curve: Vec<CurvePoint>,
     order: Vec<u32>,
+    adam: Option<Adam>,
 }
 
 impl SupervisedTrainer {
     /// A run at `state` with the `curve` so far ([`ScheduleState::start`]
-    /// and no curve for a fresh run).
+    /// and no curve for a fresh run) and, for Adam, the optimizer's state
+    /// (`None`: fresh moments).
     pub fn new(
         eval: Evaluator,
         records: Vec<Record>,
         schedule: Schedule,
         state: ScheduleState,
         curve: Vec<CurvePoint>,
+        adam: Option<Adam>,
     ) -> SupervisedTrainer {
         let order = permutation(schedule.seed, state.shuffles - 1, records.len());
-        SupervisedTrainer {
+        let mut trainer = SupervisedTrainer {
             eval,
             records,
             schedule,
             state,
             curve,
             order,
+            adam: None,
+        };
+        if let Optimizer::Adam { .. } = trainer.schedule.optimizer {
+            let fresh = Adam::new(trainer.eval.nets().get(trainer.kind()));
+            trainer.adam = Some(adam.unwrap_or(fresh));
         }
+        trainer
+    }
+
+    /// Adam's state (`None` for gnubg-nn's update).
+    pub fn adam(&self) -> Option<&Adam> {
+        self.adam.as_ref()
     }
 
     /// The evaluator with the current weights.
@@ -196,13 +211,24 @@ impl SupervisedTrainer {
                 return Ok(SupervisedEnd::Finished);
             }
             let alpha = self.state.alpha;
-            train_epoch(
-                &mut self.eval,
-                &self.records,
-                &self.order,
-                alpha,
-                &self.schedule,
-            );
+            match (self.schedule.optimizer, self.adam.as_mut()) {
+                (Optimizer::Adam { batch }, Some(adam)) => train_epoch_adam(
+                    &mut self.eval,
+                    &self.records,
+                    &self.order,
+                    alpha,
+                    &self.schedule,
+                    adam,
+                    batch as usize,
+                ),
+                _ => train_epoch(
+                    &mut self.eval,
+                    &self.records,
+                    &self.order,
+                    alpha,
+                    &self.schedule,
+                ),
+            }
             self.eval
                 .nets()
                 .check_finite()

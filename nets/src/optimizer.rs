@@ -1,0 +1,255 @@
+//! Minibatch training: a net-shaped [`Gradient`] that
+//! [`crate::train::accumulate_gradient`] sums samples into, and the
+//! [`Adam`] optimizer that moves a net by a batch's gradient
+//! (docs/formats.md#training-update).
+
+use crate::net::Net;
+
+/// A sum of per-sample steps, laid out as the net's parameters
+/// ([`crate::Parameters`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gradient {
+    /// Hidden weights, input-major (`[i * hidden + j]`).
+    pub hidden_weights: Vec<f32>,
+    /// Output weights, output-major (`[k * hidden + j]`).
+    pub output_weights: Vec<f32>,
+    /// Hidden thresholds.
+    pub hidden_thresholds: Vec<f32>,
+    /// Output thresholds.
+    pub output_thresholds: Vec<f32>,
+}
+
+impl Gradient {
+    /// A zero gradient for `net`'s shape.
+    pub fn zeros(net: &Net) -> Gradient {
+        let (i, h, o) = (net.inputs(), net.hidden(), net.outputs());
+        Gradient {
+            hidden_weights: vec![0.0; i * h],
+            output_weights: vec![0.0; o * h],
+            hidden_thresholds: vec![0.0; h],
+            output_thresholds: vec![0.0; o],
+        }
+    }
+
+    /// Sets every component to 0.
+    pub fn clear(&mut self) {
+        for part in self.parts_mut() {
+            part.fill(0.0);
+        }
+    }
+
+    /// Adds `other` (of the same shape) component by component.
+    pub fn add(&mut self, other: &Gradient) {
+        for (mine, theirs) in self.parts_mut().into_iter().zip(other.parts()) {
+            for (a, &b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+    }
+
+    fn parts(&self) -> [&[f32]; 4] {
+        [
+            &self.hidden_weights,
+            &self.output_weights,
+            &self.hidden_thresholds,
+            &self.output_thresholds,
+        ]
+    }
+
+    fn parts_mut(&mut self) -> [&mut [f32]; 4] {
+        [
+            &mut self.hidden_weights,
+            &mut self.output_weights,
+            &mut self.hidden_thresholds,
+            &mut self.output_thresholds,
+        ]
+    }
+
+    /// The number of components.
+    pub fn len(&self) -> usize {
+        self.parts().iter().map(|p| p.len()).sum()
+    }
+
+    /// True for a gradient of no components.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Adam (Kingma & Ba, 2015): per-parameter steps scaled by running means of
+/// the gradient and of its square, with bias correction. Its state is the
+/// step count and the two moments, laid out as the net's parameters in the
+/// order of [`Gradient`]'s parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adam {
+    /// Steps taken.
+    pub steps: u64,
+    /// The first moment (running mean of the gradient).
+    pub first: Vec<f32>,
+    /// The second moment (running mean of its square).
+    pub second: Vec<f32>,
+}
+
+/// Decay of Adam's first moment.
+pub const ADAM_BETA1: f32 = 0.9;
+/// Decay of Adam's second moment.
+pub const ADAM_BETA2: f32 = 0.999;
+/// Adam's guard against division by zero.
+pub const ADAM_EPSILON: f32 = 1e-8;
+
+impl Adam {
+    /// A fresh optimizer for `net`'s shape (zero moments).
+    pub fn new(net: &Net) -> Adam {
+        let n = Gradient::zeros(net).len();
+        Adam {
+            steps: 0,
+            first: vec![0.0; n],
+            second: vec![0.0; n],
+        }
+    }
+
+    /// Moves `net` by learning rate `rate` along `grad`, a sum of
+    /// per-sample steps over `samples` samples (their mean is the gradient).
+    pub fn step(&mut self, net: &mut Net, grad: &Gradient, samples: usize, rate: f32) {
+        assert_eq!(grad.len(), self.first.len(), "gradient of another shape");
+        self.steps += 1;
+        let t = self.steps.min(i32::MAX as u64) as i32;
+        let correct1 = 1.0 - ADAM_BETA1.powi(t);
+        let correct2 = 1.0 - ADAM_BETA2.powi(t);
+        let mean = 1.0 / samples.max(1) as f32;
+        let (first, second) = (&mut self.first, &mut self.second);
+        net.update(|p| {
+            let params = [
+                p.hidden_weights,
+                p.output_weights,
+                p.hidden_thresholds,
+                p.output_thresholds,
+            ];
+            let grads = grad.parts();
+            let mut at = 0;
+            for (param, g) in params.into_iter().zip(grads) {
+                for (w, &gi) in param.iter_mut().zip(g) {
+                    let gi = gi * mean;
+                    let m = &mut first[at];
+                    let v = &mut second[at];
+                    *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * gi;
+                    *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * gi * gi;
+                    *w += rate * (*m / correct1) / ((*v / correct2).sqrt() + ADAM_EPSILON);
+                    at += 1;
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arith::Arithmetic;
+    use crate::forward::Simd;
+    use crate::net::NetShape;
+    use crate::train::{accumulate_gradient, train_net, TrainScratch};
+
+    fn small_net() -> Net {
+        let shape = NetShape {
+            inputs: 6,
+            hidden: 8,
+            outputs: 5,
+            beta_hidden: 0.1,
+            beta_output: 1.0,
+        };
+        let values = (0..shape.values())
+            .map(|k| ((k * 7919 % 101) as f32 - 50.0) / 100.0)
+            .collect();
+        Net::from_values(shape, values).unwrap()
+    }
+
+    fn loss(net: &Net, samples: &[([f32; 6], [f32; 5])]) -> f32 {
+        let mut h = vec![0.0; net.hidden()];
+        samples
+            .iter()
+            .map(|(x, t)| {
+                let mut y = [0.0; 5];
+                crate::forward::forward(net, x, &mut h, &mut y, Arithmetic::Ieee, Simd::Auto);
+                y.iter().zip(t).map(|(a, b)| (a - b) * (a - b)).sum::<f32>()
+            })
+            .sum()
+    }
+
+    const SAMPLES: [([f32; 6], [f32; 5]); 2] = [
+        ([1.0, 0.0, 0.5, 1.0, 0.0, 0.25], [0.9, 0.3, 0.05, 0.1, 0.01]),
+        ([0.0, 1.0, 0.0, 0.5, 1.0, 0.0], [0.2, 0.05, 0.0, 0.6, 0.2]),
+    ];
+
+    /// One sample's gradient is the step plain training takes with α = 1.
+    #[test]
+    fn a_gradient_is_the_unit_step() {
+        let net = small_net();
+        let (x, t) = SAMPLES[0];
+        let mut s = TrainScratch::default();
+        let mut grad = Gradient::zeros(&net);
+        accumulate_gradient(
+            &net,
+            &x,
+            &t,
+            Arithmetic::Ieee,
+            Simd::Auto,
+            &mut s,
+            &mut grad,
+        );
+        let mut stepped = net.clone();
+        train_net(
+            &mut stepped,
+            &x,
+            &t,
+            1.0,
+            Arithmetic::Ieee,
+            Simd::Auto,
+            &mut s,
+        );
+        for (k, (&after, &before)) in stepped
+            .output_thresholds()
+            .iter()
+            .zip(net.output_thresholds())
+            .enumerate()
+        {
+            assert!((after - before - grad.output_thresholds[k]).abs() < 1e-6);
+        }
+        // Rows of inputs that are 0 get no gradient.
+        let h = net.hidden();
+        assert!(grad.hidden_weights[h..2 * h].iter().all(|&g| g == 0.0));
+        assert!(grad.hidden_weights[..h].iter().any(|&g| g != 0.0));
+    }
+
+    #[test]
+    fn adam_steps_lower_a_batch_loss_and_repeat_exactly() {
+        let run = || {
+            let mut net = small_net();
+            let mut adam = Adam::new(&net);
+            let mut grad = Gradient::zeros(&net);
+            let mut s = TrainScratch::default();
+            for _ in 0..300 {
+                grad.clear();
+                for (x, t) in &SAMPLES {
+                    accumulate_gradient(
+                        &net,
+                        x,
+                        t,
+                        Arithmetic::Ieee,
+                        Simd::Auto,
+                        &mut s,
+                        &mut grad,
+                    );
+                }
+                adam.step(&mut net, &grad, SAMPLES.len(), 0.01);
+            }
+            (net, adam)
+        };
+        let before = loss(&small_net(), &SAMPLES);
+        let (net, adam) = run();
+        let after = loss(&net, &SAMPLES);
+        assert!(after < before / 10.0, "{before} -> {after}");
+        assert_eq!(adam.steps, 300);
+        assert_eq!(run(), (net, adam));
+    }
+}
