@@ -147,22 +147,8 @@ mod tests {
     use super::*;
     use crate::arith::Arithmetic;
     use crate::forward::Simd;
-    use crate::net::NetShape;
+    use crate::train::tests::small_net;
     use crate::train::{accumulate_gradient, train_net, TrainScratch};
-
-    fn small_net() -> Net {
-        let shape = NetShape {
-            inputs: 6,
-            hidden: 8,
-            outputs: 5,
-            beta_hidden: 0.1,
-            beta_output: 1.0,
-        };
-        let values = (0..shape.values())
-            .map(|k| ((k * 7919 % 101) as f32 - 50.0) / 100.0)
-            .collect();
-        Net::from_values(shape, values).unwrap()
-    }
 
     fn loss(net: &Net, samples: &[([f32; 6], [f32; 5])]) -> f32 {
         let mut h = vec![0.0; net.hidden()];

@@ -211,11 +211,12 @@ impl Evaluator {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::NetShape;
 
-    fn small_net() -> Net {
+    /// A 6-8-5 net with fixed, varied weights.
+    pub(crate) fn small_net() -> Net {
         let shape = NetShape {
             inputs: 6,
             hidden: 8,
