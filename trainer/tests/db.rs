@@ -1170,6 +1170,54 @@ fn trained_pruning_nets_keep_the_1_ply_best_in_95_percent_of_held_out_positions(
     );
 }
 
+/// `weights splice --as`: a net put into another slot of as many inputs (a
+/// trained contact net as the start of a crashed net) keeps its values; a
+/// slot of another input count is refused in one line.
+#[test]
+fn splice_as_puts_a_net_into_another_slot_of_as_many_inputs() {
+    let dir = tempdir("bgkit-splice-as.");
+    let (new, out) = (dir.path().join("new.wd"), dir.path().join("out.wd"));
+    ok(&["new", "-o", s(&new), "--seed", "2"]);
+    let splice = |net: &'static str, slot: &'static str| -> Vec<&str> {
+        vec![
+            "weights",
+            "splice",
+            "--from",
+            GNUBG_WD,
+            "--net",
+            net,
+            "--as",
+            slot,
+            "--into",
+            s(&new),
+            "-o",
+            s(&out),
+        ]
+    };
+    ok(&splice("contact", "crashed"));
+    // The MD5 of a net's values, from `weights info`.
+    let md5 = |w: &Path, net: &str| -> String {
+        let info = ok(&["weights", "info", s(w)]);
+        let line = info
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(net))
+            .unwrap_or_else(|| panic!("no {net} line: {info}"));
+        line.split_whitespace().last().unwrap().to_string()
+    };
+    let gnubg = Path::new(GNUBG_WD);
+    assert_eq!(md5(&out, "crashed"), md5(gnubg, "contact"));
+    assert_ne!(md5(&out, "crashed"), md5(gnubg, "crashed"));
+    assert_eq!(md5(&out, "contact"), md5(&new, "contact"));
+    std::fs::remove_file(&out).unwrap();
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &splice("race", "crashed"),
+        "--net race has 214 inputs, --as crashed needs 250",
+    );
+    assert!(!out.exists());
+}
+
 #[test]
 fn supervised_training_resumes_after_kill_9_to_identical_weights() {
     let dir = tempdir("bgkit-train-resume.");

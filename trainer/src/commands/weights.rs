@@ -42,6 +42,11 @@ enum WeightsCommand {
         /// Which net.
         #[arg(long, value_enum)]
         net: NetChoice,
+        /// The slot it takes in the result (default: the same as --net);
+        /// another net of as many inputs, e.g. a trained contact net as the
+        /// start of a crashed net.
+        #[arg(long = "as", value_enum, value_name = "NET")]
+        as_net: Option<NetChoice>,
         /// Weights receiving it.
         #[arg(long, value_name = "B")]
         into: PathBuf,
@@ -125,33 +130,53 @@ pub fn run(args: &WeightsArgs) -> Result<Outcome> {
         WeightsCommand::Splice {
             from,
             net,
+            as_net,
             into,
             output,
         } => {
             let kind = NetKind::from(*net);
+            let slot = as_net.map_or(kind, NetKind::from);
+            if kind.inputs() != slot.inputs() {
+                anyhow::bail!(
+                    "--net {} has {} inputs, --as {} needs {}",
+                    kind.name(),
+                    kind.inputs(),
+                    slot.name(),
+                    slot.inputs()
+                );
+            }
             let _claim = claim_weights(&[from, into], output)?;
             let donor = load_weights(from)?;
             let mut nets = load_weights(into)?;
             let (donor_parent, donor_counts) = parent(from)?;
             let (into_parent, mut counts) = parent(into)?;
-            *nets.get_mut(kind) = donor.get(kind).clone();
-            // Each net keeps the count of the file it comes from.
-            match kind {
-                NetKind::Contact => counts.contact = donor_counts.contact,
-                NetKind::Race => counts.race = donor_counts.race,
-                NetKind::Crashed => counts.crashed = donor_counts.crashed,
+            *nets.get_mut(slot) = donor.get(kind).clone();
+            // Each net keeps the count of the net it comes from.
+            let count = match kind {
+                NetKind::Contact => Some(donor_counts.contact),
+                NetKind::Race => Some(donor_counts.race),
+                NetKind::Crashed => Some(donor_counts.crashed),
+                _ => None,
+            };
+            match (slot, count) {
+                (NetKind::Contact, Some(n)) => counts.contact = n,
+                (NetKind::Race, Some(n)) => counts.race = n,
+                (NetKind::Crashed, Some(n)) => counts.crashed = n,
                 _ => {}
             }
-            let record = Provenance::new(
-                0,
-                0,
-                counts,
-                Some(into_parent),
-                serde_json::json!({ "spliced": kind.name(), "from": donor_parent }),
-            );
+            let mut settings = serde_json::json!({ "spliced": kind.name(), "from": donor_parent });
+            if slot != kind {
+                settings["as"] = slot.name().into();
+            }
+            let record = Provenance::new(0, 0, counts, Some(into_parent), settings);
             save_weights(&nets, output, record)?;
+            let place = if slot == kind {
+                String::new()
+            } else {
+                format!(" as its {} net", slot.name())
+            };
             support::outln!(
-                "trainer: wrote {}: {} with the {} net of {}",
+                "trainer: wrote {}: {} with the {} net of {}{place}",
                 output.display(),
                 into.display(),
                 kind.name(),
