@@ -83,6 +83,10 @@ pub struct Plan {
     /// replace `train` for it.
     #[serde(default)]
     pub train_by_class: std::collections::BTreeMap<String, TrainPlan>,
+    /// The crashed net starts from the round's trained contact net instead
+    /// of `start`'s random crashed net (`weights splice --as crashed`).
+    #[serde(default)]
+    pub crashed_from_contact: bool,
     /// Games whose positions' candidate moves, labelled by the round's
     /// nets at 0 ply, train the pruning nets (0: the pruning nets stay
     /// those of `start`).
@@ -490,6 +494,19 @@ impl Plan {
                 },
             ),
         ] {
+            if class == "crashed" && self.crashed_from_contact {
+                // The crashed net starts from the trained contact net (the
+                // same 250 inputs but two), not from random weights.
+                let start = file("crashed-start.wd");
+                let mut a = args(["weights", "splice", "--from"]);
+                a.push(from.clone().into());
+                a.extend(args(["--net", "contact", "--as", "crashed", "--into"]));
+                a.push(from.clone().into());
+                a.push("-o".into());
+                a.push(start.clone().into());
+                stages.push(Stage::new("crashed start", a, &start, StageKind::Writes));
+                from = start;
+            }
             let settings = self.train_by_class.get(class).unwrap_or(&self.train);
             stages.push(self.train_stage(class, &train, &from, &out, settings, false, &common));
             from = out;

@@ -28,6 +28,7 @@ fn plan(dir: &Path) -> PathBuf {
         "train": {"epochs": 4, "schedule": "cosine", "alpha_start": 1.0, "alpha_low": 0.05},
         "train_by_class": {"race": {"epochs": 4, "schedule": "cosine", "optimizer": "adam",
                                     "batch": 32, "alpha_start": 0.01, "alpha_low": 0.0001}},
+        "crashed_from_contact": true,
         "prune_games": 30,
         "prune_train": {"epochs": 10, "schedule": "gnubg", "alpha_start": 5.0, "alpha_low": 0.001},
         "opponent": "start.wd", "match_games": 40,
@@ -125,6 +126,24 @@ fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_t
     };
     assert_eq!(schedule("race"), serde_json::json!({"Adam": {"batch": 32}}));
     assert_eq!(schedule("crashed"), serde_json::json!("Sgd"));
+    // The crashed net started from the trained contact net.
+    let info = ok(&["weights", "info", s(&whole.path().join("crashed-start.wd"))]);
+    let md5 = |net: &str| {
+        let line = info.lines().find(|l| l.starts_with(net)).unwrap();
+        line.split_whitespace().last().unwrap().to_string()
+    };
+    assert_eq!(md5("contact "), md5("crashed "), "{info}");
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(whole.path().join("crashed.wd.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        record["parent"]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("crashed-start.wd"),
+        "{record}"
+    );
     // The disagreement games kept only what 0 and 1 ply disagree on.
     let record: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(whole.path().join("disagreements.db.json")).unwrap(),
