@@ -6,12 +6,11 @@
 
 mod common;
 
-use common::{ok, s, BIN, GNUBG_WD};
-use std::os::unix::process::CommandExt;
+use common::{kill_9_when, ok, s, BIN, GNUBG_WD};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use test_support::{assert_one_line_failure, gnubg_file, tempdir, wait_until, Running};
+use test_support::{assert_one_line_failure, gnubg_file, tempdir};
 
 /// A small round's plan in `dir`: gnubg's weights play and label (1 ply),
 /// the nets train from random weights, which are also the match opponent.
@@ -69,22 +68,12 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-/// Starts `trainer round PLAN` in a process group of its own, waits until
-/// `file` exists, and kills the group with SIGKILL.
+/// Kills `trainer round PLAN` (every stage it runs) with SIGKILL once
+/// `file` exists.
 fn kill_9_once(plan: &Path, file: &Path) {
     let mut cmd = Command::new(BIN);
-    cmd.args(["round", s(plan)]).process_group(0);
-    let running = Running::start(cmd);
-    let group = running.pid();
-    wait_until(Duration::from_secs(300), "the stage under way", || {
-        file.exists()
-    });
-    Command::new("kill")
-        .args(["-9", "--", &format!("-{group}")])
-        .status()
-        .unwrap();
-    let out = running.finish(Duration::from_secs(30));
-    assert!(!out.status.success(), "the round finished before the kill");
+    cmd.args(["round", s(plan)]);
+    kill_9_when(cmd, "the stage under way", || file.exists(), Duration::ZERO);
 }
 
 #[test]

@@ -81,15 +81,18 @@ pub fn eval_equities(args: &[&str], ids: &[&str]) -> Vec<f64> {
         .collect()
 }
 
-/// Runs `cmd`, kills it with SIGKILL once `ready()` holds (`what` names
+/// Runs `cmd` in a process group of its own, kills the group (the command
+/// and any command it runs) with SIGKILL once `ready()` holds (`what` names
 /// that moment) and `settle` more has passed, and checks that it had not
 /// finished.
-pub fn kill_9_when(cmd: Command, what: &str, ready: impl Fn() -> bool, settle: Duration) {
+pub fn kill_9_when(mut cmd: Command, what: &str, ready: impl Fn() -> bool, settle: Duration) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
     let run_ = Running::start(cmd);
-    wait_until(Duration::from_secs(120), what, ready);
+    wait_until(Duration::from_secs(300), what, ready);
     std::thread::sleep(settle);
     Command::new("kill")
-        .args(["-9", &run_.pid().to_string()])
+        .args(["-9", "--", &format!("-{}", run_.pid())])
         .status()
         .unwrap();
     let out = run_.finish(Duration::from_secs(30));
