@@ -100,7 +100,7 @@ pub const ADAM_EPSILON: f32 = 1e-8;
 impl Adam {
     /// A fresh optimizer for `net`'s shape (zero moments).
     pub fn new(net: &Net) -> Adam {
-        let n = Gradient::zeros(net).len();
+        let n = net.shape().values();
         Adam {
             steps: 0,
             first: vec![0.0; n],

@@ -46,6 +46,28 @@ pub struct NTrained {
     pub crashed: u64,
 }
 
+impl NTrained {
+    /// The count of net `kind` (`None` for the pruning nets, not counted).
+    pub fn get(&self, kind: nets::NetKind) -> Option<u64> {
+        match kind {
+            nets::NetKind::Contact => Some(self.contact),
+            nets::NetKind::Race => Some(self.race),
+            nets::NetKind::Crashed => Some(self.crashed),
+            _ => None,
+        }
+    }
+
+    /// Sets the count of net `kind` (nothing for a pruning net).
+    pub fn set(&mut self, kind: nets::NetKind, n: u64) {
+        match kind {
+            nets::NetKind::Contact => self.contact = n,
+            nets::NetKind::Race => self.race = n,
+            nets::NetKind::Crashed => self.crashed = n,
+            _ => {}
+        }
+    }
+}
+
 impl From<[u64; 3]> for NTrained {
     fn from(t: [u64; 3]) -> NTrained {
         NTrained {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dump, kill_9_when, ok, s, BIN, GNUBG_WD, OS0, TS0};
+use common::{dump, kill_9_when, net_md5, ok, s, BIN, GNUBG_WD, OS0, TS0};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -1195,15 +1195,7 @@ fn splice_as_puts_a_net_into_another_slot_of_as_many_inputs() {
         ]
     };
     ok(&splice("contact", "crashed"));
-    // The MD5 of a net's values, from `weights info`.
-    let md5 = |w: &Path, net: &str| -> String {
-        let info = ok(&["weights", "info", s(w)]);
-        let line = info
-            .lines()
-            .find(|l| l.split_whitespace().next() == Some(net))
-            .unwrap_or_else(|| panic!("no {net} line: {info}"));
-        line.split_whitespace().last().unwrap().to_string()
-    };
+    let md5 = net_md5;
     let gnubg = Path::new(GNUBG_WD);
     assert_eq!(md5(&out, "crashed"), md5(gnubg, "contact"));
     assert_ne!(md5(&out, "crashed"), md5(gnubg, "crashed"));

@@ -2,31 +2,21 @@
 //! determinism, resuming after kill -9, learning, matches, gnubg loading
 //! our nets, bad input.
 
+mod common;
+
+use common::{net_md5s, ok, s, BIN, GNUBG_WD, OS0, TS0};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 use test_support::{
-    assert_one_line_failure, assert_success, describe, gnubg_file, path_str, run_ok,
-    run_with_timeout, tempdir, wait_until, Running, GNUBG_OS0, GNUBG_TS0,
+    assert_one_line_failure, assert_success, describe, gnubg_file, run_with_timeout, tempdir,
+    wait_until, Running,
 };
-
-const BIN: &str = env!("CARGO_BIN_EXE_trainer");
-const GNUBG_WD: &str = "/usr/lib/gnubg/gnubg.wd";
-const OS0: &str = GNUBG_OS0;
-const TS0: &str = GNUBG_TS0;
 
 fn trainer(args: &[&str]) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(args);
     run_with_timeout(cmd, Duration::from_secs(600))
-}
-
-fn ok(args: &[&str]) -> String {
-    run_ok(BIN, "trainer", args)
-}
-
-fn s(p: &Path) -> &str {
-    path_str(p)
 }
 
 fn gnubg_weights() -> &'static str {
@@ -397,13 +387,8 @@ fn weights_convert_and_splice() {
         s(&spliced),
     ]);
     let info = |p: &Path| ok(&["weights", "info", s(p)]);
-    let md5s = |text: &str| -> Vec<String> {
-        text.lines()
-            .filter(|l| l.contains("    5 "))
-            .map(|l| l.split_whitespace().last().unwrap().to_string())
-            .collect()
-    };
-    let (g, n, sp) = (md5s(&info(&back)), md5s(&info(&new)), md5s(&info(&spliced)));
+    let md5s = |p: &Path| -> Vec<String> { net_md5s(p).into_iter().map(|(_, m)| m).collect() };
+    let (g, n, sp) = (md5s(&back), md5s(&new), md5s(&spliced));
     assert_eq!(g.len(), 6);
     assert_eq!(sp[1], n[1], "the race net comes from --from");
     for k in [0, 2, 3, 4, 5] {

@@ -152,17 +152,8 @@ pub fn run(args: &WeightsArgs) -> Result<Outcome> {
             let (into_parent, mut counts) = parent(into)?;
             *nets.get_mut(slot) = donor.get(kind).clone();
             // Each net keeps the count of the net it comes from.
-            let count = match kind {
-                NetKind::Contact => Some(donor_counts.contact),
-                NetKind::Race => Some(donor_counts.race),
-                NetKind::Crashed => Some(donor_counts.crashed),
-                _ => None,
-            };
-            match (slot, count) {
-                (NetKind::Contact, Some(n)) => counts.contact = n,
-                (NetKind::Race, Some(n)) => counts.race = n,
-                (NetKind::Crashed, Some(n)) => counts.crashed = n,
-                _ => {}
+            if let Some(n) = donor_counts.get(kind) {
+                counts.set(slot, n);
             }
             let mut settings = serde_json::json!({ "spliced": kind.name(), "from": donor_parent });
             if slot != kind {

@@ -81,6 +81,34 @@ pub fn eval_equities(args: &[&str], ids: &[&str]) -> Vec<f64> {
         .collect()
 }
 
+/// Each net of a weights file with the MD5 of its values, in file order,
+/// from `weights info` (`("pruning race", "3957…")`).
+pub fn net_md5s(weights: &Path) -> Vec<(String, String)> {
+    ok(&["weights", "info", path_str(weights)])
+        .lines()
+        .skip_while(|l| !l.starts_with("net "))
+        .skip(1)
+        .map(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            let name: Vec<&str> = fields
+                .iter()
+                .take_while(|f| f.parse::<f64>().is_err())
+                .copied()
+                .collect();
+            (name.join(" "), fields.last().unwrap().to_string())
+        })
+        .collect()
+}
+
+/// The MD5 of the values of the net named `net` in a weights file.
+pub fn net_md5(weights: &Path, net: &str) -> String {
+    net_md5s(weights)
+        .into_iter()
+        .find(|(name, _)| name == net)
+        .unwrap_or_else(|| panic!("{} has no {net} net", weights.display()))
+        .1
+}
+
 /// Runs `cmd` in a process group of its own, kills the group (the command
 /// and any command it runs) with SIGKILL once `ready()` holds (`what` names
 /// that moment) and `settle` more has passed, and checks that it had not
