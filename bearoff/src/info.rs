@@ -3,12 +3,13 @@
 use crate::json;
 use crate::open::open;
 use anyhow::Result;
-use databases::published::{md5_hex, published_md5};
+use databases::published::published_md5;
 use databases::{Database, Kind, HEADER_LEN};
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;
 use support::cli::Outcome;
+use support::digest::md5_hex;
 
 /// A file's MD5 and how it relates to gnubg's published checksums.
 pub struct Checksum {

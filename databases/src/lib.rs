@@ -19,7 +19,7 @@
 //! ```
 //! use board::Board;
 //! use databases::decode::two_sided_equity;
-//! use databases::published::md5_hex;
+//! use support::digest::md5_hex;
 //! use databases::{Database, Kind, Record};
 //!
 //! let kind = Kind::TwoSided { points: 1, chequers: 1, cubeful: false };

@@ -1,5 +1,6 @@
 //! MD5 checksums gnubg's manual publishes for databases made with default
-//! options (header, compressed with gammons / cubeful).
+//! options (header, compressed with gammons / cubeful). The MD5 of a file
+//! or of bytes being written: `support::digest`.
 
 use crate::header::Kind;
 
@@ -37,16 +38,13 @@ const TWO_SIDED_SIX_POINTS: [&str; 11] = [
 /// if gnubg's manual lists one.
 ///
 /// ```
-/// use databases::published::{md5_hex, published_md5};
+/// use databases::published::published_md5;
 /// use databases::Kind;
 ///
 /// // gnubg_os0.bd, as `makebearoff -o 6` writes it.
 /// let os6 = Kind::OneSided { points: 6, gammons: true, compressed: true };
 /// assert_eq!(published_md5(os6), Some("3dc7b833c4670849cee00479a9e21b49"));
 /// assert_eq!(published_md5(Kind::Hyper { chequers: 3 }), None);
-///
-/// assert_eq!(md5_hex(&b""[..])?, "d41d8cd98f00b204e9800998ecf8427e");
-/// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn published_md5(kind: Kind) -> Option<&'static str> {
     match kind {
@@ -80,76 +78,6 @@ pub fn all() -> impl Iterator<Item = (Kind, &'static str)> {
         .map(|k| (k, published_md5(k).expect("table covers its own kinds")))
 }
 
-/// Hex MD5 of bytes in memory.
-pub fn md5_of(bytes: &[u8]) -> String {
-    use md5::{Digest, Md5};
-    format!("{:x}", Md5::digest(bytes))
-}
-
-/// Hex MD5 of a byte stream.
-pub fn md5_hex(mut reader: impl std::io::Read) -> std::io::Result<String> {
-    use md5::{Digest, Md5};
-    let mut hasher = Md5::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = reader.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(format!("{:x}", hasher.finalize()))
-}
-
-/// Writes with `fill` into `out` and returns the hex MD5 of what was
-/// written (the output is flushed).
-pub fn write_hashed(
-    out: &mut dyn std::io::Write,
-    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> std::io::Result<String> {
-    use std::io::Write;
-    let mut hashing = HashingWriter::new(out);
-    fill(&mut hashing)?;
-    hashing.flush()?;
-    Ok(hashing.finish().1)
-}
-
-/// A writer that computes the MD5 of everything written through it.
-pub struct HashingWriter<W> {
-    inner: W,
-    hasher: md5::Md5,
-}
-
-impl<W: std::io::Write> HashingWriter<W> {
-    /// Wraps `inner`.
-    pub fn new(inner: W) -> Self {
-        use md5::Digest;
-        HashingWriter {
-            inner,
-            hasher: md5::Md5::new(),
-        }
-    }
-
-    /// The inner writer and the hex MD5 of what passed through.
-    pub fn finish(self) -> (W, String) {
-        use md5::Digest;
-        (self.inner, format!("{:x}", self.hasher.finalize()))
-    }
-}
-
-impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        use md5::Digest;
-        let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,9 +100,5 @@ mod tests {
             compressed: false,
         };
         assert_eq!(published_md5(uncompressed), None);
-        assert_eq!(
-            md5_hex(&b""[..]).unwrap(),
-            "d41d8cd98f00b204e9800998ecf8427e"
-        );
     }
 }

@@ -1,7 +1,8 @@
 //! Generated databases against the MD5s published in gnubg's manual.
 
-use databases::published::{md5_hex, published_md5};
+use databases::published::published_md5;
 use makebearoff::{one_sided_job, OneSidedOptions, TwoSidedJob, TwoSidedOptions};
+use support::digest::md5_hex;
 use support::Job;
 
 fn md5_of(mut job: impl Job) -> String {

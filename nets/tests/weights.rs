@@ -9,7 +9,7 @@ use nets::{weights_binary, weights_text, Net, NetKind, NetShape, Nets, WeightsEr
 #[test]
 fn text_round_trip_is_identical() {
     let text = common::shipped_text();
-    let md5 = databases::published::md5_hex(text.as_bytes()).unwrap();
+    let md5 = support::digest::md5_hex(text.as_bytes()).unwrap();
     assert_eq!(
         (text.len(), md5.as_str()),
         (1_097_781, common::GNUBG_WEIGHTS_TEXT_MD5),

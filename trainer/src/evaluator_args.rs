@@ -198,7 +198,7 @@ pub fn bearoff_md5(bearoff: &BearoffDatabases) -> std::io::Result<Vec<String>> {
         .into_iter()
         .map(|path| {
             std::fs::File::open(path)
-                .and_then(databases::published::md5_hex)
+                .and_then(support::digest::md5_hex)
                 .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
         })
         .collect()

@@ -42,7 +42,7 @@ pub fn key_words(key: &[u8; 10]) -> [u32; 3] {
 pub fn unit(seed: u64, key: &[u8; 10]) -> f64 {
     let mut bytes = seed.to_le_bytes().to_vec();
     bytes.extend_from_slice(key);
-    let h = databases::published::md5_of(&bytes);
+    let h = support::digest::md5_of(&bytes);
     u64::from_str_radix(&h[..16], 16).expect("hex") as f64 / 2f64.powi(64)
 }
 

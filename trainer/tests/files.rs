@@ -292,7 +292,7 @@ fn provenance(weights: &Path) -> serde_json::Value {
 }
 
 fn md5(path: &Path) -> String {
-    databases::published::md5_hex(std::fs::File::open(path).unwrap()).unwrap()
+    support::digest::md5_hex(std::fs::File::open(path).unwrap()).unwrap()
 }
 
 /// Item 6: every command writing weights writes their provenance, and a
@@ -498,7 +498,7 @@ fn dropping_journal_blocks_after_a_damaged_one_is_reported() {
     assert!(stdout.contains(", 1 from the journal"), "{stdout}");
 }
 
-/// Issue 22: a journal or checkpoint written before they became support
+/// A journal or checkpoint written before they became support
 /// checkpoints is refused by name (one line, exit 2), and nothing is
 /// written.
 #[test]

@@ -1,46 +1,23 @@
-//! `trainer new`, `weights`, `td`, `play` and `plot` end to end:
-//! determinism, resuming after kill -9, learning, matches, gnubg loading
-//! our nets, bad input.
+//! `trainer td` end to end: determinism whatever the threads, TD(λ),
+//! resuming after kill -9, learning from random weights, damaged
+//! checkpoints and bad input.
 
 mod common;
 
-use common::{net_md5s, ok, s, BIN, GNUBG_WD, OS0, TS0};
+use common::play::{gnubg_weights, play};
+use common::{ok, s, BIN, GNUBG_WD, OS0, TS0};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 use test_support::{
-    assert_one_line_failure, assert_success, describe, gnubg_file, run_with_timeout, tempdir,
-    wait_until, Running,
+    assert_one_line_failure, assert_success, describe, run_with_timeout, tempdir, wait_until,
+    Running,
 };
 
 fn trainer(args: &[&str]) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(args);
     run_with_timeout(cmd, Duration::from_secs(600))
-}
-
-fn gnubg_weights() -> &'static str {
-    gnubg_file(GNUBG_WD);
-    gnubg_file(OS0);
-    gnubg_file(TS0);
-    GNUBG_WD
-}
-
-/// The JSON object on the last line of stdout.
-fn last_json(stdout: &str) -> serde_json::Value {
-    serde_json::from_str(stdout.lines().last().expect("output")).expect("JSON last line")
-}
-
-/// (ppg, ci95) of `trainer play … --json`.
-fn play(args: &[&str]) -> (f64, f64, serde_json::Value) {
-    let mut all = vec!["play", "--json"];
-    all.extend_from_slice(args);
-    let v = last_json(&ok(&all));
-    (
-        v["ppg"].as_f64().unwrap(),
-        v["ppg_ci95"].as_f64().unwrap(),
-        v,
-    )
 }
 
 /// TD from gnubg's weights: short games, so runs take seconds.
@@ -180,48 +157,6 @@ fn kill_9_then_resume_gives_identical_weights() {
 }
 
 #[test]
-fn gnubg_weights_beat_pubeval_and_pubeval_ties_itself() {
-    let (ppg, ci, v) = play(&[
-        "--weights",
-        gnubg_weights(),
-        "--games",
-        "2000",
-        "--seed",
-        "3",
-    ]);
-    assert!(ppg - ci > 0.4, "gnubg 0-ply vs pubeval: {v}");
-    assert_eq!(v["games"], 2000);
-    let wins = v["wins"].as_u64().unwrap();
-    assert!((v["win_rate"].as_f64().unwrap() - wins as f64 / 2000.0).abs() < 1e-12);
-    let (ppg, ci, v) = play(&["--pubeval", "--games", "2000", "--dice", "independent"]);
-    assert!(
-        (ppg - ci..=ppg + ci).contains(&0.0),
-        "pubeval vs itself: {v}"
-    );
-    assert!(ci > 0.0);
-    // The threads do not change a match.
-    let one = play(&[
-        "--pubeval",
-        "--games",
-        "200",
-        "--dice",
-        "independent",
-        "--threads",
-        "1",
-    ]);
-    let two = play(&[
-        "--pubeval",
-        "--games",
-        "200",
-        "--dice",
-        "independent",
-        "--threads",
-        "2",
-    ]);
-    assert_eq!(one.2, two.2);
-}
-
-#[test]
 fn td_from_new_weights_beats_its_random_start() {
     let dir = tempdir("bgkit-td.");
     let start = dir.path().join("start.wd");
@@ -266,182 +201,6 @@ fn td_from_new_weights_beats_its_random_start() {
         TS0,
     ]);
     assert!(ppg - ci > 0.5, "3,000 TD games vs the random start: {v}");
-}
-
-/// A position of each net class from the reference data.
-const IDS: [&str; 4] = [
-    "4HPwATDgc/ABMA",
-    "MU/wATDgc+EBYA",
-    "bbdFAQBnuwUGAA",
-    "2jrgAQyxu4HBAA",
-];
-
-/// gnubg 1.07 loads our TD-trained nets (text, 128 and 32 hidden units)
-/// and evaluates exactly as `trainer eval --native-rcp`.
-#[test]
-fn gnubg_loads_td_trained_nets_and_agrees_bit_for_bit() {
-    let gnubg = gnubg_file("/usr/games/gnubg");
-    for hidden in ["128", "32"] {
-        let dir = tempdir("bgkit-gnubg-nets.");
-        let start = dir.path().join("start.wd");
-        let weights = dir.path().join("gnubg.weights");
-        ok(&["new", "-o", s(&start), "--hidden", hidden, "--seed", "3"]);
-        ok(&[
-            "td",
-            "-q",
-            "--weights",
-            s(&start),
-            "-o",
-            s(&weights),
-            "--games",
-            "8",
-            "--batch-games",
-            "8",
-            "--bearoff",
-            OS0,
-            "--bearoff",
-            TS0,
-        ]);
-        std::os::unix::fs::symlink(OS0, dir.path().join("gnubg_os0.bd")).unwrap();
-        std::os::unix::fs::symlink(TS0, dir.path().join("gnubg_ts0.bd")).unwrap();
-        let script = dir.path().join("eval.py");
-        std::fs::write(
-            &script,
-            format!(
-                "import gnubg\n\
-                 ec = {{'cubeful':0,'plies':0,'deterministic':1,'prune':0,'noise':0.0}}\n\
-                 ci = gnubg.cubeinfo(1, -1, 0, 0, (0,0), 0, 1)\n\
-                 for pid in {IDS:?}:\n    \
-                     print('EVAL', pid, ' '.join(repr(x) for x in gnubg.evaluate(gnubg.positionfromid(pid), ci, ec)[:5]))\n"
-            ),
-        )
-        .unwrap();
-        let mut cmd = Command::new(&gnubg);
-        cmd.args(["-t", "-q", "-r", "-P", s(dir.path()), "-p", s(&script)]);
-        let out = run_with_timeout(cmd, Duration::from_secs(120));
-        let text = String::from_utf8_lossy(&out.stdout);
-        let theirs: Vec<Vec<f32>> = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("EVAL "))
-            .map(|l| {
-                l.split(' ')
-                    .skip(1)
-                    .map(|v| v.parse::<f64>().unwrap() as f32)
-                    .collect()
-            })
-            .collect();
-        assert_eq!(
-            theirs.len(),
-            IDS.len(),
-            "gnubg did not evaluate\n{}",
-            describe(&out)
-        );
-        let mut args = vec![
-            "eval",
-            "--json",
-            "--native-rcp",
-            "--weights",
-            s(&weights),
-            "--bearoff",
-            OS0,
-            "--bearoff",
-            TS0,
-        ];
-        args.extend(IDS);
-        let ours: Vec<Vec<f32>> = ok(&args)
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                v["outputs"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|x| x.as_f64().unwrap() as f32)
-                    .collect()
-            })
-            .collect();
-        assert_eq!(ours, theirs, "hidden {hidden}: bgkit and gnubg disagree");
-    }
-}
-
-#[test]
-fn weights_convert_and_splice() {
-    let dir = tempdir("bgkit-weights.");
-    let text = dir.path().join("g.weights");
-    let back = dir.path().join("g.wd");
-    let new = dir.path().join("new.wd");
-    let spliced = dir.path().join("spliced.wd");
-    ok(&["weights", "convert", gnubg_weights(), "-o", s(&text)]);
-    ok(&["weights", "convert", s(&text), "-o", s(&back)]);
-    ok(&["new", "-o", s(&new), "--hidden", "64"]);
-    ok(&[
-        "weights",
-        "splice",
-        "--from",
-        s(&new),
-        "--net",
-        "race",
-        "--into",
-        s(&back),
-        "-o",
-        s(&spliced),
-    ]);
-    let info = |p: &Path| ok(&["weights", "info", s(p)]);
-    let md5s = |p: &Path| -> Vec<String> { net_md5s(p).into_iter().map(|(_, m)| m).collect() };
-    let (g, n, sp) = (md5s(&back), md5s(&new), md5s(&spliced));
-    assert_eq!(g.len(), 6);
-    assert_eq!(sp[1], n[1], "the race net comes from --from");
-    for k in [0, 2, 3, 4, 5] {
-        assert_eq!(sp[k], g[k], "net {k} comes from --into");
-    }
-    assert!(info(&spliced).contains("race                214     64"));
-}
-
-#[test]
-fn plot_writes_images_of_the_requested_size() {
-    let dir = tempdir("bgkit-plot.");
-    let csv = dir.path().join("c.csv");
-    std::fs::write(
-        &csv,
-        "games,alpha,win_rate,ppg,ppg_ci95,games_per_second\n\
-         0,0.1,0.01,-2.4,0.05,0\n1000,0.02,0.2,-1.1,0.05,150\n2000,0.015,0.4,-0.3,0.05,180\n",
-    )
-    .unwrap();
-    let png = dir.path().join("c.png");
-    ok(&[
-        "plot",
-        s(&csv),
-        "-o",
-        s(&png),
-        "--width",
-        "640",
-        "--height",
-        "400",
-    ]);
-    let img = image::open(&png).expect("a PNG");
-    assert_eq!((img.width(), img.height()), (640, 400));
-    let svg = dir.path().join("c.svg");
-    ok(&["plot", s(&csv), "-o", s(&svg)]);
-    let text = std::fs::read_to_string(&svg).unwrap();
-    assert!(text.starts_with("<svg") && text.contains("points per game"));
-    // A rounds table: ppg by training round.
-    let rounds = dir.path().join("rounds.csv");
-    std::fs::write(
-        &rounds,
-        "round,ppg,ppg_ci95\n0,-0.17,0.018\n1,-0.053,0.017\n2,-0.023,0.017\n",
-    )
-    .unwrap();
-    let chart = dir.path().join("rounds.svg");
-    ok(&["plot", s(&rounds), "-o", s(&chart)]);
-    let text = std::fs::read_to_string(&chart).unwrap();
-    assert!(text.contains("round") && text.contains("points per game vs the opponent"));
-    std::fs::write(&rounds, "round,ppg,ppg_ci95\n1,-0.05\n").unwrap();
-    assert_one_line_failure(
-        BIN,
-        "trainer",
-        &["plot", s(&rounds), "-o", s(&chart)],
-        "line 2: expected 3 numbers",
-    );
 }
 
 #[test]
@@ -553,7 +312,7 @@ fn kill_9_after_a_checkpoint(w: &str, out: &str, ckpt: &Path) {
     let _ = run.finish(Duration::from_secs(30));
 }
 
-/// Issue items 4 and 5: a TD checkpoint carries a checksum and the
+/// A TD checkpoint carries a checksum and the
 /// evaluator's arithmetic and bearoff databases. A flipped bit in the
 /// weights, an edited game count, a checkpoint of an older format, another
 /// arithmetic or other bearoff databases are refused (the checkpoint

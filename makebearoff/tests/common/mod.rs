@@ -73,7 +73,7 @@ pub fn listing(dir: &Path) -> BTreeSet<String> {
 pub fn md5_file(path: &Path) -> String {
     let file =
         std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
-    databases::published::md5_hex(std::io::BufReader::new(file))
+    support::digest::md5_hex(std::io::BufReader::new(file))
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 

@@ -10,7 +10,6 @@
 //! whose position's key is not the database's at that index.
 
 use crate::positions::db::{PositionDb, Record, RECORD_LEN};
-use crate::rollouts::job::JobError;
 use std::path::{Path, PathBuf};
 use support::checkpoint::{self, Checkpoint, Problem};
 use support::PayloadError;
@@ -25,6 +24,17 @@ pub const HEAD_LEN: usize = checkpoint::head_len(FINGERPRINT_LEN);
 /// The length of a journal entry: the position's index and its record.
 pub const ENTRY_LEN: usize = 8 + RECORD_LEN;
 
+/// Why a journal cannot be used (created, reopened, appended to or
+/// removed), or why one that exists forbids writing its database.
+#[derive(Debug, thiserror::Error)]
+#[error("journal {path}: {why}")]
+pub struct JournalError {
+    /// The journal file.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub why: String,
+}
+
 /// The journal of `db`.
 pub fn journal_path(db: &Path) -> PathBuf {
     support::atomic::with_suffix(db, ".journal")
@@ -38,16 +48,16 @@ pub fn positions_md5(db: &PositionDb) -> String {
     for r in &db.records {
         bytes.extend_from_slice(&r.key);
     }
-    databases::published::md5_of(&bytes)
+    support::digest::md5_of(&bytes)
 }
 
 /// Fails if the database at `db` has a journal: an interrupted job
 /// whose work would be lost (or, applied to another database, wrong).
 /// Every command that writes or rewrites a database calls it first.
-pub fn check_no_journal(db: &Path) -> Result<(), JobError> {
+pub fn check_no_journal(db: &Path) -> Result<(), JournalError> {
     let journal = journal_path(db);
     if std::fs::symlink_metadata(&journal).is_ok() {
-        return Err(JobError::Journal {
+        return Err(JournalError {
             path: journal,
             why: format!(
                 "exists: {} has an interrupted rollout or labelling; resume that job, or \

@@ -40,7 +40,7 @@ impl RolloutSettings {
     /// database so results of different settings are never mixed.
     pub fn fingerprint(&self) -> String {
         let json = serde_json::to_vec(self).expect("settings serialize");
-        databases::published::md5_of(&json)
+        support::digest::md5_of(&json)
     }
 }
 

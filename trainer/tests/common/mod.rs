@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod db;
+pub mod play;
+
 use board::Board;
 use std::path::{Path, PathBuf};
 use std::process::Command;
