@@ -2,7 +2,7 @@
 
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
-use databases::published::{md5_hex, published_md5, write_hashed};
+use databases::published::published_md5;
 use databases::verify::first_bad_record;
 use databases::{Database, Kind};
 use makebearoff::one_sided::{check_old_one_sided, one_sided_job, OneSidedOptions};
@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::atomic::{check_checkpoint_name, check_writable, parent_dir, AtomicFile};
 use support::cli::Outcome;
+use support::digest::{md5_hex, write_hashed};
 use support::lock::OutputLock;
 use support::progress::Progress;
 use support::resources::{ensure_fits, human, peak_memory};
@@ -185,6 +186,8 @@ fn prepare(cli: &Cli) -> Result<(PathBuf, Plan, Option<Database>, OutputLock)> {
     if !dir.is_dir() {
         bail!("output directory {} does not exist", dir.display());
     }
+    // Never another file's journal, provenance, checkpoint or lock.
+    support::side::check_output(&out_path, |_| false)?;
     // One run per output: the lock covers the output and its checkpoint.
     let lock = OutputLock::acquire(&out_path)?;
     let old = cli

@@ -3,7 +3,6 @@
 use crate::cli::Cli;
 use anyhow::{bail, Context, Result};
 use databases::hyper::{check_file, file_len};
-use databases::published::write_hashed;
 use databases::verify::first_bad_record;
 use databases::Database;
 use makehyper::{memory_estimate, HyperSolver};
@@ -15,6 +14,7 @@ use support::atomic::{
     check_checkpoint_name, check_writable, parent_dir, AtomicFile, RecycledFile,
 };
 use support::cli::Outcome;
+use support::digest::write_hashed;
 use support::lock::OutputLock;
 use support::progress::Progress;
 use support::resources::{ensure_fits, human, peak_memory};
@@ -115,6 +115,8 @@ fn prepare(cli: &Cli) -> Result<(PathBuf, Restart<'_>, OutputLock)> {
     if !dir.is_dir() {
         bail!("output directory {} does not exist", dir.display());
     }
+    // Never another file's journal, provenance, checkpoint or lock.
+    support::side::check_output(&out, |_| false)?;
     // One run per output: the lock covers the output and its checkpoint.
     let lock = OutputLock::acquire(&out)?;
     // Read the restart file before any heavy work: its errors come first.

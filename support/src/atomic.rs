@@ -161,6 +161,30 @@ fn remove_stale_temporaries(path: &Path) {
     }
 }
 
+/// Deletes every temporary a killed run may have left for `path` or for
+/// files named after it (`.NAME.*.tmp` in its directory: atomic writes,
+/// spares, `NAME.save.*` and `NAME.json` temporaries). Only for a caller
+/// that owns `path` and holds its lock.
+pub fn remove_temporaries_of(path: &Path) -> io::Result<()> {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Ok(());
+    };
+    let prefix = format!(".{name}.");
+    let entries = match std::fs::read_dir(parent_dir(path)) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if file.starts_with(&prefix) && file.ends_with(".tmp") {
+            remove_if_present(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
 impl AtomicFile {
     /// Starts writing `path` (creates `.NAME.XXXXXX.tmp` next to it; a
     /// symbolic link to a regular file is written through, see

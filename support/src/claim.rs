@@ -5,6 +5,9 @@
 //!   (compared as files, not names: `./x`, `dir/../x`, symbolic and hard
 //!   links to one file are the same file), so a command can never replace
 //!   what it is reading, nor write two results over one another;
+//! * no output may be a side file ([`crate::side`]: a journal, provenance,
+//!   checkpoint, lock or label marker) of an existing file, an input or
+//!   another output, so a command never replaces what another file needs;
 //! * every output is locked for as long as the claim lives (see
 //!   [`crate::lock`]), so a second run, short or long, writing the same
 //!   file is refused at once instead of being overwritten by the first one
@@ -21,6 +24,7 @@
 
 use crate::atomic::{check_checkpoint_name, check_writable, output_target};
 use crate::lock::{LockError, OutputLock};
+use crate::side::SideFileError;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +47,9 @@ pub enum ClaimError {
         /// The second one.
         second: String,
     },
+    /// An output is named as another file's side file.
+    #[error(transparent)]
+    SideFile(#[from] SideFileError),
     /// An output is locked by another run or cannot be locked.
     #[error(transparent)]
     Lock(#[from] LockError),
@@ -127,7 +134,8 @@ impl Claim {
     }
 
     /// Checks that no file written is an input or another file written,
-    /// then locks every output and checks that every file written can be.
+    /// and that no output is a side file of another file, then locks every
+    /// output and checks that every file written can be.
     pub fn acquire(self) -> Result<Claimed, ClaimError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
@@ -166,6 +174,18 @@ impl Claim {
                 });
             }
             seen.push((id, what));
+        }
+        // Files the run names: a side file of one is refused even before
+        // it exists (`split -o t.db -o t.db.json`).
+        let named: Vec<Identity> = inputs
+            .into_iter()
+            .map(|(id, _)| id)
+            .chain(seen.into_iter().map(|(id, _)| id))
+            .collect();
+        for output in &self.outputs {
+            crate::side::check_output(output, |of| {
+                identity(of, false).is_ok_and(|id| id.is_some_and(|id| named.contains(&id)))
+            })?;
         }
         let mut locks = Vec::new();
         for output in &self.outputs {
@@ -282,5 +302,43 @@ mod tests {
             );
             assert!(e.contains("c.db.ckpt: is a symbolic link"), "{e}");
         }
+    }
+
+    #[test]
+    fn an_output_may_not_be_a_side_file_of_another_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("j.db"), b"db").unwrap();
+        std::fs::write(d.join("j.db.journal"), b"journal").unwrap();
+        let refused = |claim: Claim| claim.acquire().unwrap_err().to_string();
+        let e = refused(
+            Claim::new()
+                .input(d.join("x.db"))
+                .output(d.join("j.db.journal")),
+        );
+        assert!(e.contains("is the journal of"), "{e}");
+        // Of an input or of another output, existing or not.
+        let e = refused(
+            Claim::new()
+                .input(d.join("j.db"))
+                .output(d.join("j.db.ckpt")),
+        );
+        assert!(e.contains("is the checkpoint of"), "{e}");
+        let e = refused(
+            Claim::new()
+                .output(d.join("t.db"))
+                .output(d.join("t.db.json")),
+        );
+        assert!(e.contains("is the provenance of"), "{e}");
+        assert_eq!(std::fs::read(d.join("j.db.journal")).unwrap(), b"journal");
+        assert!(!d.join(".j.db.journal.lock").exists(), "nothing locked");
+        // Files written beside an output are its own side files.
+        drop(
+            Claim::new()
+                .output(d.join("j.db"))
+                .checkpoint(d.join("j.db"), d.join("j.db.journal"))
+                .acquire()
+                .unwrap(),
+        );
     }
 }

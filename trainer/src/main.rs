@@ -28,7 +28,7 @@ struct Cli {
 enum Command {
     /// Write a weights file with random nets (gnubg's six nets and sizes).
     New(new::NewArgs),
-    /// Inspect, convert or splice weights files.
+    /// Inspect, convert or splice weights files; export them to NumPy arrays and import them back.
     Weights(weights::WeightsArgs),
     /// Train by TD self-play (gnubg's former `train td`).
     Td(td::TdArgs),
@@ -50,6 +50,18 @@ enum Command {
     /// teacher's labels, the three nets trained, held-out errors and a
     /// match; resumable stage by stage.
     Round(round::RoundArgs),
+}
+
+impl Command {
+    /// Checks the settings a command checks before it reads any file (for
+    /// `trainer round`, before its first stage).
+    fn check(&self) -> anyhow::Result<()> {
+        match self {
+            Command::Train(args) => args.check(),
+            Command::New(args) => args.check(),
+            _ => Ok(()),
+        }
+    }
 }
 
 fn main() -> ExitCode {

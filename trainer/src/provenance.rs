@@ -90,7 +90,7 @@ impl Provenance {
     ) -> Provenance {
         Provenance {
             tool: format!("bgkit trainer {}", env!("CARGO_PKG_VERSION")),
-            command: std::env::args().collect(),
+            command: command_line(),
             seed,
             games,
             n_trained,
@@ -101,9 +101,21 @@ impl Provenance {
     }
 }
 
+/// This process's command line as a record holds it: without `--resume`,
+/// so that a resumed run writes the record an uninterrupted one does (an
+/// argument that is not UTF-8 is kept lossily).
+pub fn command_line() -> Vec<String> {
+    without_resume(std::env::args_os().map(|a| a.to_string_lossy().into_owned()))
+}
+
+/// `args` without `--resume`.
+fn without_resume(args: impl Iterator<Item = String>) -> Vec<String> {
+    args.filter(|a| a != "--resume").collect()
+}
+
 /// The provenance file of a weights file: `OUT.json`.
 pub fn path_for(weights: &Path) -> PathBuf {
-    support::atomic::with_suffix(weights, ".json")
+    support::side::SideKind::Provenance.path_of(weights)
 }
 
 /// Largest provenance file read (they hold a command line and settings:
@@ -152,6 +164,50 @@ pub fn recorded_n_trained(weights: &Path, md5: &str) -> Recorded {
     }
 }
 
+/// The settings recorded beside `file` (the database or weights whose
+/// MD5 is `md5`), if its provenance file is a record of it.
+pub fn recorded_settings(file: &Path, md5: &str) -> Option<serde_json::Value> {
+    let record = read_record(file)?;
+    (record.get("md5")? == md5).then(|| record.get("settings").cloned())?
+}
+
+/// The provenance record beside `file` as JSON, if there is one that
+/// bgkit wrote (another `FILE.json` is not a record).
+fn read_record(file: &Path) -> Option<serde_json::Value> {
+    let limit = support::input::Limit {
+        bytes: MAX_RECORD_LEN,
+        what: "provenance file",
+    };
+    let text = support::input::read_text(&path_for(file), limit).ok()?;
+    let record: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let tool = record.get("tool")?.as_str()?;
+    (tool.starts_with("bgkit ") && record.get("md5")?.is_string()).then_some(record)
+}
+
+/// Removes the provenance record beside `file` if it records another file
+/// (an older file of that name): for commands that write a file without a
+/// record, so that none describes it wrongly. A `FILE.json` bgkit did not
+/// write is left alone.
+pub fn remove_stale(file: &Path) -> Result<(), SaveError> {
+    let Some(record) = read_record(file) else {
+        return Ok(());
+    };
+    let fail = |path: &Path| {
+        let path = path.to_owned();
+        move |error| SaveError { path, error }
+    };
+    let (opened, _) = support::input::open(file).map_err(fail(file))?;
+    let md5 = support::digest::md5_hex(opened).map_err(fail(file))?;
+    if record["md5"] == md5.as_str() {
+        return Ok(());
+    }
+    let path = path_for(file);
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(fail(&path)(e)),
+        _ => Ok(()),
+    }
+}
+
 impl Recorded {
     /// The counts if recorded, else zeros (training starts counting anew).
     pub fn or_zero(&self) -> NTrained {
@@ -187,10 +243,10 @@ pub fn save_for_db(db: &Path, settings: serde_json::Value) -> Result<(), SaveErr
         move |error| SaveError { path, error }
     };
     let (file, _) = support::input::open(db).map_err(fail(db))?;
-    let md5 = databases::published::md5_hex(file).map_err(fail(db))?;
+    let md5 = support::digest::md5_hex(file).map_err(fail(db))?;
     let record = serde_json::json!({
         "tool": format!("bgkit trainer {}", env!("CARGO_PKG_VERSION")),
-        "command": std::env::args().collect::<Vec<_>>(),
+        "command": command_line(),
         "settings": settings,
         "md5": md5,
     });
@@ -222,11 +278,39 @@ mod tests {
         assert_eq!(record["settings"]["seed"], 3);
         assert_eq!(
             record["md5"],
-            databases::published::md5_hex(&b"positions"[..]).unwrap()
+            support::digest::md5_hex(&b"positions"[..]).unwrap()
         );
         let missing = dir.path().join("none.db");
         let e = save_for_db(&missing, serde_json::json!({})).unwrap_err();
         assert_eq!(e.path, missing);
+    }
+
+    #[test]
+    fn resume_is_left_out_of_the_command() {
+        let args = ["trainer", "db", "rollout", "a.db", "--resume", "-q"].map(String::from);
+        assert_eq!(
+            without_resume(args.into_iter()),
+            ["trainer", "db", "rollout", "a.db", "-q"]
+        );
+    }
+
+    #[test]
+    fn only_a_stale_bgkit_record_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a.db");
+        std::fs::write(&db, b"old").unwrap();
+        save_for_db(&db, serde_json::json!({ "seed": 3 })).unwrap();
+        let md5 = support::digest::md5_hex(&b"old"[..]).unwrap();
+        assert_eq!(recorded_settings(&db, &md5).unwrap()["seed"], 3);
+        remove_stale(&db).unwrap();
+        assert!(path_for(&db).exists(), "a record of this very file is kept");
+        std::fs::write(&db, b"new").unwrap();
+        assert_eq!(recorded_settings(&db, "0"), None);
+        remove_stale(&db).unwrap();
+        assert!(!path_for(&db).exists(), "the old file's record is removed");
+        std::fs::write(path_for(&db), b"{\"mine\": 1}").unwrap();
+        remove_stale(&db).unwrap();
+        assert!(path_for(&db).exists(), "a file bgkit did not write is kept");
     }
 
     #[test]

@@ -65,10 +65,7 @@ fn db_with_targets(path: &Path, targets: [f32; 5]) {
     let mut r = Record::new(board.id_bytes(), nets::Class::Contact);
     r.flags = HAS_TARGETS;
     r.targets = targets;
-    let db = PositionDb {
-        records: vec![r],
-        rollout_settings: None,
-    };
+    let db = PositionDb::from(vec![r]);
     db.save(path).unwrap();
 }
 

@@ -199,16 +199,16 @@ fn bad_plans_are_refused_in_one_line_before_any_stage_runs() {
             serde_json::json!({"disagreement_threshold": 0.0}),
         ),
         (
-            "train.schedule \"fast\"",
+            "unknown variant `fast`, expected `gnubg` or `cosine`",
             serde_json::json!({"train": {"epochs": 1, "schedule": "fast", "alpha_start": 1.0, "alpha_low": 0.1}}),
         ),
         ("unknown field `gamez`", serde_json::json!({"gamez": 3})),
         (
-            "train_by_class.bearoff: the classes are contact, crashed and race",
+            "unknown variant `bearoff`, expected one of `contact`, `crashed`, `race`",
             serde_json::json!({"train_by_class": {"bearoff": good["train"].clone()}}),
         ),
         (
-            "train_by_class.race.optimizer \"lbfgs\": must be \"sgd\" or \"adam\"",
+            "unknown variant `lbfgs`, expected `sgd` or `adam`",
             serde_json::json!({"train_by_class": {"race": {"epochs": 1, "optimizer": "lbfgs",
                 "alpha_start": 1.0, "alpha_low": 0.1}}}),
         ),

@@ -30,6 +30,16 @@ pub struct NewArgs {
     seed: u32,
 }
 
+impl NewArgs {
+    /// The settings, checked as `run` checks them, without writing.
+    pub fn check(&self) -> Result<()> {
+        trainer::init::check_hidden(self.hidden)?;
+        // The slope, checked on the smallest nets.
+        new_nets(4, self.beta_hidden, self.seed)?;
+        Ok(())
+    }
+}
+
 /// Runs `trainer new`.
 pub fn run(args: &NewArgs) -> Result<Outcome> {
     let nets = new_nets(args.hidden, args.beta_hidden, args.seed)?;

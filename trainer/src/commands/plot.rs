@@ -69,6 +69,8 @@ pub fn run(args: &PlotArgs) -> Result<Outcome> {
         load_font(&args.font)?;
         save(&args.output, size, &CurveChart { rows: &rows, title })?;
     }
+    // A chart has no provenance record: none of an older file may stay.
+    trainer::provenance::remove_stale(&args.output)?;
     support::outln!("trainer: wrote {}", args.output.display())?;
     Ok(Outcome::Done)
 }

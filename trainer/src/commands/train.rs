@@ -97,11 +97,14 @@ enum OptimizerArg {
     Adam,
 }
 
-/// Largest `--alpha-start` (50 times gnubg-nn's 20): steps far larger only
-/// drive the weights to infinity.
-const MAX_ALPHA: f32 = 1000.0;
+use trainer::supervised::MAX_ALPHA;
 
 impl TrainArgs {
+    /// The settings, checked as `run` checks them before reading a file.
+    pub fn check(&self) -> Result<()> {
+        self.schedule().map(|_| ())
+    }
+
     /// The schedule, checked; and how long to train.
     fn schedule(&self) -> Result<(Schedule, Length)> {
         if !(self.alpha_start > 0.0 && self.alpha_start <= MAX_ALPHA) {
@@ -262,6 +265,9 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     inputs.extend(args.evaluator.input_files());
     let csv = with_suffix(out, ".train.csv");
     let run = RunFiles::claim(out, inputs, std::slice::from_ref(&csv))?;
+    // Pareto saves being written when a run was killed.
+    support::atomic::remove_temporaries_of(&with_suffix(out, ".save"))
+        .with_context(|| format!("{}: cannot remove old temporaries", out.display()))?;
     let records = records(args)?;
     let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
     let mut eval = args.evaluator.build()?;

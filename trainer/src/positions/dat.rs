@@ -4,7 +4,7 @@
 use board::Probabilities;
 
 /// Largest `.dat` file read (about 70 bytes a position: some 30 million
-/// positions, read into memory whole).
+/// positions, held in memory).
 pub const LIMIT: support::input::Limit = support::input::Limit {
     bytes: 2 << 30,
     what: "gnubg-nn .dat file",
@@ -38,60 +38,114 @@ pub fn letters_to_key(letters: &str) -> Option<[u8; 10]> {
     }))
 }
 
+/// Longest `.dat` line read (a data line has about 70 bytes): a file
+/// without line breaks (binary data, NUL bytes) is refused at its first
+/// line, in bounded memory.
+pub const MAX_LINE: usize = 4096;
+
 /// Parses a `.dat` text: the data lines (a capital letter first) as keys
-/// and five targets; other lines (comments, blank) are skipped. A data
-/// line that is malformed, or whose targets are not probabilities
-/// ([`crate::positions::db::check_targets`]), is an error naming its line.
-pub fn parse(text: &str) -> Result<Vec<([u8; 10], Probabilities)>, DatError> {
-    Ok(parse_lines(text)?
+/// and five targets; comments (`#` first, after any blanks) and blank
+/// lines are skipped. Any other line, a malformed data line, or one whose
+/// targets are not probabilities ([`crate::positions::db::check_targets`])
+/// is an error naming its line.
+pub fn parse(text: &str) -> Result<Vec<([u8; 10], Probabilities)>, ReadCause> {
+    Ok(parse_lines(text.as_bytes())?
         .into_iter()
         .map(|(_, key, targets)| (key, targets))
         .collect())
 }
 
-/// [`parse`], each data line with its 1-based line number.
-fn parse_lines(text: &str) -> Result<Vec<(usize, [u8; 10], Probabilities)>, DatError> {
+/// [`parse`] of what `reader` reads, line by line (each at most
+/// [`MAX_LINE`] bytes), each data line with its 1-based line number.
+fn parse_lines(
+    mut reader: impl std::io::BufRead,
+) -> Result<Vec<(usize, [u8; 10], Probabilities)>, ReadCause> {
+    use std::io::{BufRead, Read};
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if !line.starts_with(|c: char| c.is_ascii_uppercase()) {
-            continue;
+    let mut buf = Vec::new();
+    for n in 1.. {
+        buf.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)?;
+        if read == 0 {
+            break;
         }
-        let bad = |why: &str| DatError {
-            line: n + 1,
-            why: why.to_string(),
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        let bad = |why: String| DatError { line: n, why };
+        if buf.contains(&0) {
+            return Err(bad("a NUL byte: not a text file".into()).into());
+        }
+        if buf.len() > MAX_LINE {
+            return Err(bad(format!("longer than {MAX_LINE} bytes: not a .dat line")).into());
+        }
+        let line = std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into()))?;
+        // A byte-order mark some editors put first is not a character.
+        let line = if n == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
         };
-        let mut fields = line.split_ascii_whitespace();
-        let key = fields
-            .next()
-            .and_then(letters_to_key)
-            .ok_or_else(|| bad("the key must be 20 letters A–P"))?;
-        let mut targets = [0f32; 5];
-        for t in &mut targets {
-            let field = fields
-                .next()
-                .ok_or_else(|| bad("fewer than five targets after the key"))?;
-            *t = field
-                .parse::<f32>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| bad(&format!("{field:?} is not a number")))?;
+        if let Some((key, targets)) = parse_line(line).map_err(bad)? {
+            out.push((n, key, targets));
         }
-        crate::positions::db::check_targets(&targets).map_err(|why| bad(&why))?;
-        out.push((n + 1, key, targets));
     }
     Ok(out)
 }
 
-/// A `.dat` text as position-database records with targets, classed by
-/// `bearoff`, and the number of repeated keys skipped (the first line of a
-/// key is kept). A malformed data line, or a key that is not a legal
-/// position, is an error naming its line.
+/// One line: a data line's key and targets, `None` for a comment or a
+/// blank line; what is wrong with any other line.
+fn parse_line(line: &str) -> Result<Option<([u8; 10], Probabilities)>, String> {
+    let start = line.trim_start();
+    if start.is_empty() || start.starts_with('#') {
+        return Ok(None);
+    }
+    if !line.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return Err(format!(
+            "{:?} is not a data line (KEY p0 p1 p2 p3 p4, the key first), a # comment \
+             or a blank line",
+            support::stdio::shorten(line, 40)
+        ));
+    }
+    let mut fields = line.split_ascii_whitespace();
+    let key = fields
+        .next()
+        .and_then(letters_to_key)
+        .ok_or("the key must be 20 letters A–P")?;
+    let mut targets = [0f32; 5];
+    for t in &mut targets {
+        let field = fields
+            .next()
+            .ok_or("fewer than five targets after the key")?;
+        *t = field
+            .parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("{:?} is not a number", support::stdio::shorten(field, 40)))?;
+    }
+    crate::positions::db::check_targets(&targets)?;
+    Ok(Some((key, targets)))
+}
+
+/// A `.dat` text (read from `reader`) as position-database records with
+/// targets, classed by `bearoff`, and the number of repeated keys skipped
+/// (the first line of a key is kept). A line that is not a `.dat` line
+/// ([`parse`]), a key that is not a legal position, or a text without
+/// positions is an error.
 pub fn records(
-    text: &str,
+    reader: impl std::io::BufRead,
     bearoff: &nets::BearoffDatabases,
-) -> Result<(Vec<crate::positions::db::Record>, usize), DatError> {
+) -> Result<(Vec<crate::positions::db::Record>, usize), ReadCause> {
     use crate::positions::db::{Record, HAS_TARGETS};
-    let rows = parse_lines(text)?;
+    let rows = parse_lines(reader)?;
+    if rows.is_empty() {
+        return Err(ReadCause::NoPositions);
+    }
     let mut seen = std::collections::HashSet::new();
     let mut records = Vec::with_capacity(rows.len());
     let mut duplicates = 0;
@@ -133,6 +187,9 @@ pub enum ReadCause {
     /// A line is not data.
     #[error(transparent)]
     Dat(#[from] DatError),
+    /// Not one data line.
+    #[error("no positions: not a gnubg-nn .dat file (its data lines are KEY p0 p1 p2 p3 p4)")]
+    NoPositions,
 }
 
 /// The `.dat` file at `path` as a database (classes from `bearoff`), and
@@ -145,8 +202,19 @@ pub fn read(
         path: path.to_owned(),
         error,
     };
-    let text = support::input::read_text(path, LIMIT).map_err(|e| fail(e.into()))?;
-    let (records, duplicates) = records(&text, bearoff).map_err(|e| fail(e.into()))?;
+    let (file, len) = support::input::open(path).map_err(|e| fail(e.into()))?;
+    if len > LIMIT.bytes {
+        let why = format!(
+            "larger than any {} ({} at most)",
+            LIMIT.what,
+            support::stdio::human(LIMIT.bytes)
+        );
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+        return Err(fail(e.into()));
+    }
+    // Read line by line: a file that is not text stops at its first line.
+    let reader = std::io::BufReader::with_capacity(1 << 20, std::io::Read::take(file, LIMIT.bytes));
+    let (records, duplicates) = records(reader, bearoff).map_err(fail)?;
     Ok((records.into(), duplicates))
 }
 
@@ -163,6 +231,14 @@ pub fn line(key: &[u8; 10], targets: &Probabilities) -> String {
 mod tests {
     use super::*;
 
+    /// The line and message of a text's error.
+    fn error(text: &[u8]) -> (usize, String) {
+        match parse_lines(text) {
+            Err(ReadCause::Dat(e)) => (e.line, e.why),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn starting_position_key() {
         let key = board::Board::starting().id_bytes();
@@ -173,21 +249,44 @@ mod tests {
 
     #[test]
     fn parse_skips_comments_and_names_bad_lines() {
-        let text =
-            "# comment\n\nOAHDPAABDAOAHDPAABDA 0.52151 0.15391 0.00756 0.12985 0.00755 extra\n";
+        let text = "# comment\n\n  # indented\r\n \t\nOAHDPAABDAOAHDPAABDA 0.52151 0.15391 0.00756 0.12985 0.00755 extra\r\n";
         let v = parse(text).unwrap();
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].1[0], 0.52151);
-        let e = parse("# x\nOAHDPAABDAOAHDPAABDA 0.5 0.1\n").unwrap_err();
-        assert_eq!(e.line, 2);
+        let data = &text[text.find("OAHD").unwrap()..];
+        assert_eq!(parse(&format!("\u{feff}{data}")).unwrap(), v);
+        assert_eq!(error(b"# x\nOAHDPAABDAOAHDPAABDA 0.5 0.1\n").0, 2);
         assert!(parse("OAHDPAAB 0.5 0.1 0 0 0\n").is_err());
-        assert!(parse("OAHDPAABDAOAHDPAABDA 0.5 x 0 0 0\n")
-            .unwrap_err()
-            .why
+        assert!(error(b"OAHDPAABDAOAHDPAABDA 0.5 x 0 0 0\n")
+            .1
             .contains("\"x\""));
-        let e = parse("# x\n\nOAHDPAABDAOAHDPAABDA 0.3 0.9 0 0 0\n").unwrap_err();
-        assert_eq!(e.line, 3);
-        assert!(e.why.contains("more than the win target"), "{}", e.why);
+        let (line, why) = error(b"# x\n\nOAHDPAABDAOAHDPAABDA 0.3 0.9 0 0 0\n");
+        assert_eq!(line, 3);
+        assert!(why.contains("more than the win target"), "{why}");
+    }
+
+    #[test]
+    fn lines_that_are_not_dat_lines_are_refused_at_once() {
+        let start = "OAHDPAABDAOAHDPAABDA 0.5 0.1 0 0.1 0\n";
+        let (line, why) = error(format!("{start}hello\n").as_bytes());
+        assert_eq!(line, 2);
+        assert!(why.contains("\"hello\" is not a data line"), "{why}");
+        assert!(error(format!(" {start}").as_bytes())
+            .1
+            .contains("not a data line"));
+        assert_eq!(
+            error(b"\0\0\0\n"),
+            (1, "a NUL byte: not a text file".into())
+        );
+        assert!(error(b"# \xff\xfe\n").1.contains("not UTF-8"));
+        // No line break in sight: refused after MAX_LINE bytes, not read on.
+        let mut endless = std::io::Read::take(std::io::repeat(b'A'), 1 << 40);
+        let reader = std::io::BufReader::new(&mut endless);
+        match parse_lines(reader) {
+            Err(ReadCause::Dat(e)) => assert!(e.why.contains("longer than"), "{}", e.why),
+            other => panic!("{other:?}"),
+        }
+        assert!(endless.limit() > (1 << 40) - (1 << 20), "read on");
     }
 
     #[test]
@@ -201,6 +300,9 @@ mod tests {
         assert!(e.error.to_string().starts_with("line 2: "), "{}", e.error);
         let e = read(&dir.path().join("missing.dat"), &bearoff).unwrap_err();
         assert!(matches!(e.error, ReadCause::Io(_)));
+        std::fs::write(&path, "# only a comment\n\n").unwrap();
+        let e = read(&path, &bearoff).unwrap_err();
+        assert!(matches!(e.error, ReadCause::NoPositions), "{e:?}");
     }
 
     #[test]
@@ -208,14 +310,18 @@ mod tests {
         let bearoff = nets::BearoffDatabases::open(&[test_support::GNUBG_OS0]).unwrap();
         let start = "OAHDPAABDAOAHDPAABDA 0.52151 0.15391 0.00756 0.12985 0.00755\n";
         let text = format!("# header\n{start}{start}");
-        let (kept, duplicates) = records(&text, &bearoff).unwrap();
+        let (kept, duplicates) = records(text.as_bytes(), &bearoff).unwrap();
         assert_eq!((kept.len(), duplicates), (1, 1));
         assert_eq!(kept[0].class(), nets::Class::Contact);
         assert!(kept[0].has_targets());
         // Every bit set: far more than 15 chequers a side.
         let bad = format!("{start}PPPPPPPPPPPPPPPPPPPP 0.5 0 0 0 0\n");
-        let e = records(&bad, &bearoff).unwrap_err();
-        assert_eq!(e.line, 2);
-        assert!(e.why.contains("not a position"), "{}", e.why);
+        match records(bad.as_bytes(), &bearoff) {
+            Err(ReadCause::Dat(e)) => {
+                assert_eq!(e.line, 2);
+                assert!(e.why.contains("not a position"), "{}", e.why);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

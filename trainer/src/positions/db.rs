@@ -2,27 +2,37 @@
 //! their class, targets, trial counts and standard errors, in a versioned
 //! file with a CRC-32 per block, read through a memory map.
 //!
-//! Layout (little-endian):
+//! Layout (little-endian), version 2:
 //!
 //! ```text
-//! header   64 bytes: "BGKITPDB", version u32 = 1, record length u32 = 64,
+//! header   128 bytes: "BGKITPDB", version u32 = 2, record length u32 = 64,
 //!          count u64, records per block u32 = 1024, rollout settings
-//!          (32 bytes: an MD5 in hex, or zeros), CRC-32 of bytes 0..60
+//!          (32 bytes: an MD5 in hex, or zeros), label stamp (32 bytes:
+//!          the MD5 in hex of `db label eval`'s settings, or zeros; then
+//!          its shard K u64 and N u64, see [`LabelPart`]), 16 zero bytes,
+//!          CRC-32 of bytes 0..124
 //! records  count × 64 bytes, in the database's order
 //! checksums one CRC-32 per block of 1024 records (the last block may be short)
 //! ```
+//!
+//! Version 1 files (still read) have a 64-byte header: the same fields up
+//! to the rollout settings, then the CRC-32 of bytes 0..60; no label stamp.
 
 use board::Probabilities;
 use memmap2::Mmap;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use crate::positions::labels::{LabelPart, LabelStamp};
+
 const MAGIC: &[u8; 8] = b"BGKITPDB";
-const VERSION: u32 = 1;
+/// The version written.
+const VERSION: u32 = 2;
 /// Bytes per record.
 pub const RECORD_LEN: usize = 64;
-/// Bytes of the header.
-pub const HEADER_LEN: usize = 64;
+/// Bytes of the header (version 2).
+pub const HEADER_LEN: usize = 128;
+/// Bytes of a version 1 header.
+const HEADER_LEN_V1: usize = 64;
 /// Records per checksummed block.
 pub const BLOCK_RECORDS: usize = 1024;
 
@@ -184,6 +194,24 @@ pub enum DbError {
     /// Two databases cannot be merged.
     #[error("{0}")]
     Conflict(String),
+    /// Two databases to merge, one of them a shard (or part) of a
+    /// labelling, were labelled with different settings.
+    #[error(
+        "databases {} and {} were labelled with different settings ({first_stamp}; {second_stamp}): \
+         the shards of one labelling must share its settings",
+        first + 1,
+        second + 1
+    )]
+    LabelsDiffer {
+        /// The first database (0-based, in the order given).
+        first: usize,
+        /// Its stamp.
+        first_stamp: LabelStamp,
+        /// The second one.
+        second: usize,
+        /// Its stamp.
+        second_stamp: LabelStamp,
+    },
 }
 
 /// A position database in memory.
@@ -194,6 +222,9 @@ pub struct PositionDb {
     /// The rollout settings of its rolled-out records (an MD5 in hex), if
     /// any were rolled out.
     pub rollout_settings: Option<String>,
+    /// The settings `db label eval` labelled it with, and on which
+    /// positions, if its labels are one labelling's.
+    pub labels: Option<LabelStamp>,
 }
 
 fn crc(bytes: &[u8]) -> u32 {
@@ -206,6 +237,7 @@ impl From<Vec<Record>> for PositionDb {
         PositionDb {
             records,
             rollout_settings: None,
+            labels: None,
         }
     }
 }
@@ -227,7 +259,18 @@ impl PositionDb {
             settings[..s.len().min(32)].copy_from_slice(&s[..s.len().min(32)]);
         }
         bytes.extend_from_slice(&settings);
-        let header_crc = crc(&bytes[..60]);
+        let (label, (index, count)) = match &self.labels {
+            Some(stamp) => (stamp.settings.as_bytes(), stamp.part.to_pair()),
+            None => (&[][..], (0, 0)),
+        };
+        let mut label_settings = [0u8; 32];
+        let n = label.len().min(32);
+        label_settings[..n].copy_from_slice(&label[..n]);
+        bytes.extend_from_slice(&label_settings);
+        bytes.extend_from_slice(&index.to_le_bytes());
+        bytes.extend_from_slice(&count.to_le_bytes());
+        bytes.extend_from_slice(&[0; 16]);
+        let header_crc = crc(&bytes[..HEADER_LEN - 4]);
         bytes.extend_from_slice(&header_crc.to_le_bytes());
         for r in &self.records {
             bytes.extend_from_slice(&r.to_bytes());
@@ -246,19 +289,30 @@ impl PositionDb {
     /// checksum, every record's class and flags).
     pub fn from_bytes(bytes: &[u8]) -> Result<PositionDb, DbError> {
         let corrupt = |m: &str| Err(DbError::Corrupt(m.to_string()));
-        if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+        if bytes.len() < HEADER_LEN_V1 || &bytes[..8] != MAGIC {
             return corrupt("no position-database header");
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
-        if crc(&bytes[..60]) != u32_at(60) {
+        let header_len = match u32_at(8) {
+            1 => HEADER_LEN_V1,
+            2 => HEADER_LEN,
+            v => {
+                return Err(DbError::Corrupt(format!(
+                    "version {v} (this bgkit reads 1 to {VERSION})"
+                )))
+            }
+        };
+        if bytes.len() < header_len {
+            return corrupt("no position-database header");
+        }
+        if crc(&bytes[..header_len - 4]) != u32_at(header_len - 4) {
             return corrupt("the header's checksum does not match");
         }
-        if u32_at(8) != VERSION {
-            return Err(DbError::Corrupt(format!(
-                "version {} (this bgkit reads {VERSION})",
-                u32_at(8)
-            )));
-        }
+        let labels = if header_len == HEADER_LEN {
+            label_stamp(&bytes[60..HEADER_LEN - 4])?
+        } else {
+            None
+        };
         if u32_at(12) as usize != RECORD_LEN || u32_at(24) as usize != BLOCK_RECORDS {
             return corrupt("unexpected record or block size");
         }
@@ -270,15 +324,15 @@ impl PositionDb {
             return corrupt("the record count does not fit the file");
         };
         let blocks = n.div_ceil(BLOCK_RECORDS);
-        if bytes.len() != HEADER_LEN + n * RECORD_LEN + 4 * blocks {
+        if bytes.len() != header_len + n * RECORD_LEN + 4 * blocks {
             return Err(DbError::Corrupt(format!(
                 "{} bytes, expected {} for {n} records (truncated or extended)",
                 bytes.len(),
-                HEADER_LEN + n * RECORD_LEN + 4 * blocks
+                header_len + n * RECORD_LEN + 4 * blocks
             )));
         }
-        let body = &bytes[HEADER_LEN..HEADER_LEN + n * RECORD_LEN];
-        let sums = &bytes[HEADER_LEN + n * RECORD_LEN..];
+        let body = &bytes[header_len..header_len + n * RECORD_LEN];
+        let sums = &bytes[header_len + n * RECORD_LEN..];
         for (b, chunk) in body.chunks(BLOCK_RECORDS * RECORD_LEN).enumerate() {
             let stored = u32::from_le_bytes(sums[4 * b..4 * b + 4].try_into().expect("4 bytes"));
             if crc(chunk) != stored {
@@ -302,6 +356,7 @@ impl PositionDb {
         Ok(PositionDb {
             records,
             rollout_settings,
+            labels,
         })
     }
 
@@ -342,72 +397,30 @@ impl PositionDb {
         };
         support::atomic::write_file(path, &self.to_bytes()).map_err(io)
     }
+}
 
-    /// The union of databases, in order of first appearance. A rolled-out
-    /// copy of a position wins over one that is not; two different
-    /// rolled-out results for one position, or rolled-out records made with
-    /// different settings, are errors.
-    pub fn merge(dbs: &[PositionDb]) -> Result<PositionDb, DbError> {
-        let mut settings: Option<&String> = None;
-        for db in dbs {
-            if let Some(s) = &db.rollout_settings {
-                if settings.is_some_and(|t| t != s) {
-                    return Err(DbError::Conflict(format!(
-                        "the databases were rolled out with different settings ({} and {s})",
-                        settings.expect("checked")
-                    )));
-                }
-                settings = Some(s);
-            }
-        }
-        let mut out = PositionDb {
-            records: Vec::new(),
-            rollout_settings: settings.cloned(),
+/// The label stamp of a version 2 header's bytes 60..124 (its settings,
+/// shard and reserved bytes), checked.
+fn label_stamp(b: &[u8]) -> Result<Option<LabelStamp>, DbError> {
+    let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+    let (settings, index, count) = (&b[..32], u64_at(32), u64_at(40));
+    let bad = || DbError::Corrupt("the label stamp is not valid".into());
+    if b[48..].iter().any(|&x| x != 0) {
+        return Err(bad());
+    }
+    if settings.iter().all(|&x| x == 0) {
+        return if (index, count) == (0, 0) {
+            Ok(None)
+        } else {
+            Err(bad())
         };
-        let mut index: HashMap<[u8; 10], usize> = HashMap::new();
-        for db in dbs {
-            for r in &db.records {
-                match index.get(&r.key) {
-                    None => {
-                        index.insert(r.key, out.records.len());
-                        out.records.push(*r);
-                    }
-                    Some(&i) => {
-                        let have = &mut out.records[i];
-                        if r.rolled_out() && have.rolled_out() && r != have {
-                            return Err(DbError::Conflict(format!(
-                                "position {} has two different rolled-out results",
-                                position_id(&r.key)
-                            )));
-                        }
-                        if r.rolled_out() && !have.rolled_out()
-                            || r.has_targets() && !have.has_targets()
-                        {
-                            *have = *r;
-                        }
-                    }
-                }
-            }
-        }
-        Ok(out)
     }
-
-    /// [`merge`](Self::merge) of `dbs` without the positions of `exclude`
-    /// (a held-out set, say), and the number of positions left out.
-    pub fn merge_excluding(
-        dbs: &[PositionDb],
-        exclude: &[PositionDb],
-    ) -> Result<(PositionDb, usize), DbError> {
-        let left_out: std::collections::HashSet<[u8; 10]> = exclude
-            .iter()
-            .flat_map(|db| db.records.iter().map(|r| r.key))
-            .collect();
-        let mut merged = PositionDb::merge(dbs)?;
-        let before = merged.records.len();
-        merged.records.retain(|r| !left_out.contains(&r.key));
-        let excluded = before - merged.records.len();
-        Ok((merged, excluded))
-    }
+    let settings = std::str::from_utf8(settings).map_err(|_| bad())?;
+    let part = LabelPart::from_pair(index, count).ok_or_else(bad)?;
+    Ok(Some(LabelStamp {
+        settings: settings.to_owned(),
+        part,
+    }))
 }
 
 /// The Position ID of a key (or the key in hex if it is not a position).
@@ -479,12 +492,19 @@ mod tests {
                 .map(|k| record((k % 200) as u8, k % 3 == 0))
                 .collect(),
             rollout_settings: Some("0123456789abcdef0123456789abcdef".into()),
+            labels: Some(LabelStamp {
+                settings: "fedcba9876543210fedcba9876543210".into(),
+                part: LabelPart::Shard { index: 2, count: 3 },
+            }),
         };
         let bytes = db.to_bytes();
         assert_eq!(PositionDb::from_bytes(&bytes).unwrap(), db);
         for at in [
             3,
+            8,
             61,
+            95,
+            110,
             HEADER_LEN + 5,
             HEADER_LEN + 2000 * RECORD_LEN + 20,
             bytes.len() - 1,
@@ -496,45 +516,37 @@ mod tests {
         assert!(PositionDb::from_bytes(&bytes[..bytes.len() - 4]).is_err());
         let empty = PositionDb::default();
         assert_eq!(PositionDb::from_bytes(&empty.to_bytes()).unwrap(), empty);
+        // A stamp that is not one (a shard K > N), its CRC made right.
+        let mut bad = bytes.clone();
+        bad[92] = 4;
+        let sum = crc(&bad[..HEADER_LEN - 4]);
+        bad[HEADER_LEN - 4..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());
+        let e = PositionDb::from_bytes(&bad).unwrap_err().to_string();
+        assert!(e.contains("label stamp"), "{e}");
     }
 
     #[test]
-    fn merge_prefers_rolled_out_copies_and_refuses_conflicts() {
-        let a = PositionDb {
-            records: vec![record(1, false), record(2, true)],
-            rollout_settings: Some("s".into()),
+    fn the_layout_is_the_documented_one_and_version_1_is_read() {
+        let db = PositionDb {
+            records: vec![record(7, true)],
+            rollout_settings: Some("0123456789abcdef0123456789abcdef".into()),
+            labels: None,
         };
-        let b = PositionDb {
-            records: vec![record(1, true), record(3, false), record(2, true)],
-            rollout_settings: Some("s".into()),
-        };
-        let m = PositionDb::merge(&[a.clone(), b.clone()]).unwrap();
-        assert_eq!(m.records.len(), 3);
-        assert!(m.records[0].rolled_out());
-        assert_eq!(m.records[2].key, [3; 10]);
-        let mut c = b.clone();
-        c.records[2].targets[0] = 0.6;
-        assert!(PositionDb::merge(&[a.clone(), c]).is_err());
-        let d = PositionDb {
-            rollout_settings: Some("t".into()),
-            ..b
-        };
-        assert!(PositionDb::merge(&[a, d]).is_err());
-    }
-
-    #[test]
-    fn merge_excluding_leaves_out_the_excluded_positions() {
-        let a = PositionDb {
-            records: vec![record(1, false), record(2, false), record(3, false)],
-            rollout_settings: None,
-        };
-        let held = PositionDb {
-            records: vec![record(2, false), record(9, false)],
-            rollout_settings: None,
-        };
-        let (m, excluded) = PositionDb::merge_excluding(&[a], &[held]).unwrap();
-        let keys: Vec<u8> = m.records.iter().map(|r| r.key[0]).collect();
-        assert_eq!((keys, excluded), (vec![1, 3], 1));
+        let v2 = db.to_bytes();
+        assert_eq!(v2.len(), HEADER_LEN + RECORD_LEN + 4);
+        assert_eq!(&v2[8..12], &2u32.to_le_bytes());
+        assert!(v2[60..124].iter().all(|&b| b == 0), "no stamp: zeros");
+        // The same database as version 1: the 60 first bytes, its CRC.
+        let mut v1 = v2[..60].to_vec();
+        v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let sum = crc(&v1);
+        v1.extend_from_slice(&sum.to_le_bytes());
+        v1.extend_from_slice(&v2[HEADER_LEN..]);
+        assert_eq!(PositionDb::from_bytes(&v1).unwrap(), db);
+        let mut v3 = v2.clone();
+        v3[8] = 3;
+        let e = PositionDb::from_bytes(&v3).unwrap_err().to_string();
+        assert!(e.contains("version 3"), "{e}");
     }
 
     #[test]

@@ -11,11 +11,13 @@ pub fn held_out(key: &[u8; 10], seed: u64, holdout: f64) -> bool {
 }
 
 /// `db` as (training set, held-out set), each keeping `db`'s rollout
-/// settings and its record order.
+/// settings, its label stamp (a shard's as some shards: its positions are
+/// no longer the shard's) and its record order.
 pub fn split(db: &PositionDb, holdout: f64, seed: u64) -> (PositionDb, PositionDb) {
     let empty = || PositionDb {
         records: Vec::new(),
         rollout_settings: db.rollout_settings.clone(),
+        labels: crate::positions::labels::of_part(&db.labels),
     };
     let (mut train, mut held) = (empty(), empty());
     for r in &db.records {
@@ -40,6 +42,7 @@ mod tests {
                 .map(|k| Record::new([k; 10], nets::Class::Race))
                 .collect(),
             rollout_settings: Some("s".into()),
+            labels: None,
         };
         let (train, held) = split(&db, 0.25, 7);
         assert_eq!(train.records.len() + held.records.len(), 200);

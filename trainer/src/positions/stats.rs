@@ -78,6 +78,7 @@ mod tests {
                 Record::new([3; 10], nets::Class::Race),
             ],
             rollout_settings: None,
+            labels: None,
         };
         let s = class_stats(&db);
         let codes: Vec<u8> = s.iter().map(|c| c.code).collect();

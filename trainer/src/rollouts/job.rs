@@ -14,10 +14,10 @@ use crate::positions::db::{DbError, PositionDb, Record, HAS_TARGETS, ROLLED_OUT}
 use crate::rollouts::journal::{create_journal, journal_entries, reopen_journal};
 use crate::rollouts::rollout::{rollout, RolloutSettings};
 use nets::Evaluator;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use crate::rollouts::journal::{
-    check_no_journal, journal_path, positions_md5, ENTRY_LEN, HEAD_LEN,
+    check_no_journal, journal_path, positions_md5, JournalError, ENTRY_LEN, HEAD_LEN,
 };
 
 /// Which positions a run rolls out: those whose index `i` has
@@ -63,13 +63,8 @@ pub enum JobError {
     #[error(transparent)]
     Db(#[from] DbError),
     /// The journal.
-    #[error("journal {path}: {why}")]
-    Journal {
-        /// The journal file.
-        path: PathBuf,
-        /// What is wrong.
-        why: String,
-    },
+    #[error(transparent)]
+    Journal(#[from] JournalError),
 }
 
 /// What a run did.
@@ -170,6 +165,8 @@ pub fn rollout_db(
     summary.resumed = resumed;
     summary.rolled = rolled;
     db.rollout_settings = Some(fingerprint);
+    // Rolled-out targets are not an evaluation's labels.
+    db.labels = None;
     finish(path, &db)?;
     Ok(Some(summary))
 }
@@ -206,9 +203,11 @@ pub fn journaled(
     use rayon::prelude::*;
     assert_eq!(fingerprint.len(), 32, "a fingerprint has 32 characters");
     let journal = journal_path(path);
-    let jerr = |why: String| JobError::Journal {
-        path: journal.clone(),
-        why,
+    let jerr = |why: String| {
+        JobError::from(JournalError {
+            path: journal.clone(),
+            why,
+        })
     };
     let mut done = vec![false; db.records.len()];
     let (mut file, resumed) = if how.resume {
@@ -248,9 +247,11 @@ pub fn journaled(
 pub fn finish(path: &Path, db: &PositionDb) -> Result<(), JobError> {
     db.save(path)?;
     let journal = journal_path(path);
-    std::fs::remove_file(&journal).map_err(|e| JobError::Journal {
-        path: journal.clone(),
-        why: e.to_string(),
+    std::fs::remove_file(&journal).map_err(|e| {
+        JobError::from(JournalError {
+            path: journal.clone(),
+            why: e.to_string(),
+        })
     })
 }
 

@@ -4,7 +4,7 @@
 //! gives the same bytes), or every position by an evaluator's own
 //! evaluation.
 
-use crate::positions::db::{DbError, PositionDb, Record, HAS_TARGETS};
+use crate::positions::db::{DbError, LabelPart, LabelStamp, PositionDb, Record, HAS_TARGETS};
 use crate::rollouts::job::{finish, journaled, JobError, Journal, Shard};
 use crate::rollouts::race_label;
 use crate::scratch_pool::ScratchPool;
@@ -99,7 +99,7 @@ impl RaceLabelling<'_> {
             "seed": self.seed,
             "bearoff_md5": crate::evaluator_args::bearoff_md5(self.bearoff)?,
         });
-        let fingerprint = databases::published::md5_hex(settings.to_string().as_bytes())?;
+        let fingerprint = support::digest::md5_hex(settings.to_string().as_bytes())?;
         // For the provenance only: the fingerprint knows the files by content.
         settings["bearoff"] = serde_json::json!(self.bearoff.paths());
         let work = |i: usize, r: &Record| self.label(i, r);
@@ -119,6 +119,8 @@ impl RaceLabelling<'_> {
         if !db.records.iter().any(|r| r.rolled_out()) {
             db.rollout_settings = None;
         }
+        // Its race labels are not one evaluation's.
+        db.labels = None;
         finish(path, db)?;
         let (exact, sum_se) =
             todo.iter()
@@ -186,17 +188,52 @@ pub struct EvalSummary {
 }
 
 impl EvalLabelling<'_> {
-    /// The settings the labels depend on (their MD5 is the journal's
-    /// fingerprint).
-    pub fn settings(&self) -> Result<serde_json::Value, LabellingError> {
+    /// The settings the labels depend on, without the shard (their MD5 is
+    /// the labelled database's stamp).
+    pub fn label_settings(&self) -> Result<serde_json::Value, LabellingError> {
         Ok(serde_json::json!({
             "label": "eval",
             "plies": self.plies,
             "prune": self.prune,
             "weights_md5": self.weights_md5,
             "evaluator": crate::evaluator_args::EvaluatorId::of(self.eval)?,
-            "shard": format!("{}/{}", self.shard.index, self.shard.count),
         }))
+    }
+
+    /// The settings of this run: the label settings and the shard (their
+    /// MD5 is the journal's fingerprint).
+    pub fn settings(&self) -> Result<serde_json::Value, LabellingError> {
+        let mut settings = self.label_settings()?;
+        settings["shard"] = format!("{}/{}", self.shard.index, self.shard.count).into();
+        Ok(settings)
+    }
+
+    /// The stamp of the database this run labels.
+    pub fn stamp(&self) -> Result<LabelStamp, LabellingError> {
+        let settings = self.label_settings()?.to_string();
+        Ok(LabelStamp {
+            settings: support::digest::md5_hex(settings.as_bytes())?,
+            part: LabelPart::shard(self.shard.index, self.shard.count),
+        })
+    }
+
+    /// True if `db` is labelled as this run would label it: stamped with
+    /// these settings over this shard's positions (or all), every one of
+    /// them with targets that are not a rollout's.
+    pub fn done_in(&self, db: &PositionDb) -> Result<bool, LabellingError> {
+        let Some(have) = &db.labels else {
+            return Ok(false);
+        };
+        let (index, count) = (self.shard.index, self.shard.count);
+        if !have.part.covers(index, count) || have.settings != self.stamp()?.settings {
+            return Ok(false);
+        }
+        Ok(db
+            .records
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| self.shard.contains(i))
+            .all(|(_, r)| r.has_targets() && !r.rolled_out()))
     }
 
     /// Labels the positions of the shard in `db`, the database at `path`,
@@ -215,7 +252,8 @@ impl EvalLabelling<'_> {
         stop: &dyn Fn() -> bool,
     ) -> Result<Option<EvalSummary>, LabellingError> {
         let settings = self.settings()?;
-        let fingerprint = databases::published::md5_hex(settings.to_string().as_bytes())?;
+        let fingerprint = support::digest::md5_hex(settings.to_string().as_bytes())?;
+        let stamp = self.stamp()?;
         let todo: Vec<usize> = (0..db.records.len())
             .filter(|&i| self.shard.contains(i))
             .collect();
@@ -244,6 +282,7 @@ impl EvalLabelling<'_> {
             }
         }
         db.rollout_settings = None;
+        db.labels = Some(stamp);
         finish(path, db)?;
         Ok(Some(EvalSummary {
             labelled: total,

@@ -17,6 +17,10 @@ use board::{Board, Probabilities};
 use nets::{Adam, Class, Evaluator, Gradient, NetKind, TrainScratch};
 use serde::{Deserialize, Serialize};
 
+/// Largest α a run may start from (50 times gnubg-nn's 20): steps far
+/// larger only drive the weights to infinity.
+pub const MAX_ALPHA: f32 = 1000.0;
+
 /// The schedule's settings (gnubg-nn's defaults in [`Default`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {

@@ -43,6 +43,8 @@ pub fn run(args: &ExportArgs) -> Result<Outcome> {
                 .map(|r| dat::line(&r.key, &r.targets) + "\n")
                 .collect();
             write_atomically(output, text.as_bytes())?;
+            // No provenance record: none of an older file may stay.
+            trainer::provenance::remove_stale(output)?;
             support::outln!(
                 "trainer db export: {} positions to {}{}",
                 with.len(),
@@ -54,6 +56,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome> {
             let (bytes, counts) =
                 trainer::positions::npz::npz_bytes(&data, nets::Arithmetic::default())?;
             write_atomically(output, &bytes)?;
+            trainer::provenance::remove_stale(output)?;
             support::outln!(
                 "trainer db export: {} contact, {} crashed, {} race positions to {}",
                 counts[0],

@@ -189,12 +189,36 @@ fn eval(args: &EvalArgs, stop: &AtomicBool) -> Result<Outcome> {
         weights_md5: &weights_md5,
         shard: args.shard.unwrap_or(Shard::ALL),
     };
+    let context = || format!("{}", args.db.display());
+    let interrupted = std::fs::symlink_metadata(journal_path(&args.db)).is_ok();
+    if !interrupted && labelling.done_in(&db).with_context(context)? {
+        if !args.run.quiet {
+            let shard = args.shard.unwrap_or(Shard::ALL);
+            let which = if shard == Shard::ALL {
+                String::new()
+            } else {
+                format!(" in shard {}/{}", shard.index, shard.count)
+            };
+            support::note!(
+                "trainer db label: every position of {}{which} is already labelled with these \
+                 settings ({}-ply{} evaluation of {}); nothing to do",
+                args.db.display(),
+                args.plies,
+                if args.prune && args.plies > 0 {
+                    " pruned"
+                } else {
+                    ""
+                },
+                weights.display()
+            );
+        }
+        return Ok(Outcome::Done);
+    }
     let how = Journal {
         resume: args.resume,
         chunk: args.chunk,
     };
     let mut bar: Option<Progress> = None;
-    let context = || format!("{}", args.db.display());
     let summary = labelling
         .run(
             &args.db,

@@ -81,6 +81,9 @@ pub fn stats(args: &StatsArgs) -> Result<Outcome> {
     if let Some(s) = &data.rollout_settings {
         support::outln!("rollout settings: {s}")?;
     }
+    if let Some(stamp) = &data.labels {
+        support::outln!("labels: {stamp}")?;
+    }
     support::outln!(
         "{:<10} {:>9} {:>9} {:>11} {:>9} {:>10} {:>12}",
         "class",

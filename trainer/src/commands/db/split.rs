@@ -1,6 +1,7 @@
 //! `db split`.
 
-use super::{check_db_output, open, save};
+use super::{check_db_output, open, save_recorded};
+use crate::commands::common::file_md5;
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -42,14 +43,22 @@ pub fn run(args: &SplitArgs) -> Result<Outcome> {
         .input(&args.db)
         .output(train)
         .output(held)
+        .beside(train, trainer::provenance::path_for(train))
+        .beside(held, trainer::provenance::path_for(held))
         .acquire()?;
     let data = open(&args.db)?;
     for p in [train, held] {
         check_db_output(p)?;
     }
     let (a, b) = trainer::positions::split::split(&data, holdout, args.seed);
-    save(&a, train)?;
-    save(&b, held)?;
+    let md5 = file_md5(&args.db)?;
+    for (part, db, path) in [("train", &a, train), ("held", &b, held)] {
+        let settings = serde_json::json!({
+            "split_of": args.db, "md5": md5, "holdout": holdout, "seed": args.seed,
+            "part": part,
+        });
+        save_recorded(db, path, settings)?;
+    }
     support::outln!(
         "trainer db split: {} positions to {}, {} held out to {}",
         a.records.len(),
