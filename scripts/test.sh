@@ -2,6 +2,7 @@
 # Runs bgkit's whole check suite on a fresh Debian machine: formatting,
 # clippy, documentation, then every test. Installs what the tests need
 # (gnubg 1.07 for the differential tests, DejaVu fonts for the charts,
+# NumPy for the weights interchange test, Open Sage for the engine duels,
 # rustfmt and clippy) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,11 +10,27 @@ cd "$(dirname "$0")/.."
 sudo_cmd=""
 if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 if [ ! -x /usr/games/makebearoff ] || [ ! -e /usr/lib/gnubg/gnubg.wd ] ||
-   [ ! -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
+   [ ! -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] ||
+   ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get update -qq
-  $sudo_cmd apt-get install -y -qq gnubg fonts-dejavu-core >/dev/null
+  $sudo_cmd apt-get install -y -qq gnubg fonts-dejavu-core python3-numpy >/dev/null
 fi
+# Open Sage (PyPI `bgsage`, pinned) for the engine duel tests, in a virtual
+# environment of its own under target/ (python3-venv from Debian if the
+# machine's Python lacks venv).
+opensage_venv="$PWD/target/engines-venv"
+if ! "$opensage_venv/bin/python" -c 'import bgsage' 2>/dev/null; then
+  rm -rf "$opensage_venv"
+  if ! python3 -m venv "$opensage_venv" 2>/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo_cmd apt-get update -qq
+    $sudo_cmd apt-get install -y -qq python3-venv >/dev/null
+    python3 -m venv "$opensage_venv"
+  fi
+  "$opensage_venv/bin/pip" install -q --disable-pip-version-check bgsage==2.0.20260907
+fi
+export BGKIT_OPENSAGE_PYTHON="$opensage_venv/bin/python"
 if command -v rustup >/dev/null 2>&1; then
   cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
   cargo clippy --version >/dev/null 2>&1 || rustup component add clippy

@@ -32,11 +32,7 @@ impl Format {
 /// file may hold one (so neither a weights file nor a checkpoint is ever
 /// written from a net whose training diverged).
 pub fn to_bytes(nets: &Nets, format: Format) -> Result<Vec<u8>, WeightsError> {
-    nets.check_finite()?;
-    Ok(match format {
-        Format::Text => weights_text::write(nets).into_bytes(),
-        Format::Binary => weights_binary::write(nets),
-    })
+    to_bytes_counted(nets, format, &[format.counter(); 6])
 }
 
 fn io(path: &Path) -> impl FnOnce(io::Error) -> WeightsError + '_ {
@@ -46,14 +42,82 @@ fn io(path: &Path) -> impl FnOnce(io::Error) -> WeightsError + '_ {
     }
 }
 
+/// [`to_bytes`] with `counters` as the nets' training counters (the
+/// header field gnubg reads and ignores; [`Format::counter`] is what gnubg
+/// and bgkit write), in file order.
+pub fn to_bytes_counted(
+    nets: &Nets,
+    format: Format,
+    counters: &[i32; 6],
+) -> Result<Vec<u8>, WeightsError> {
+    nets.check_finite()?;
+    Ok(match format {
+        Format::Text => weights_text::write_counted(nets, counters).into_bytes(),
+        Format::Binary => weights_binary::write_counted(nets, counters),
+    })
+}
+
+impl Format {
+    /// The training counter gnubg and bgkit write in each net's header in
+    /// this format: 1 in binary files, 0 in text files.
+    pub fn counter(self) -> i32 {
+        match self {
+            Format::Text => weights_text::COUNTER,
+            Format::Binary => weights_binary::COUNTER,
+        }
+    }
+}
+
+/// Everything a weights file holds: its nets, its format, and each net's
+/// training counter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightsFile {
+    /// The six nets.
+    pub nets: Nets,
+    /// The file's format.
+    pub format: Format,
+    /// Each net's training counter, in file order: the header field gnubg
+    /// reads and ignores (an `i32` in a binary file; in a text file the
+    /// header's fourth word, `None` if it is not an `i32`).
+    pub counters: [Option<i32>; 6],
+}
+
+impl WeightsFile {
+    /// The bytes of the file written back in its own format with its
+    /// counters (a text counter that is not an `i32` becomes the format's
+    /// [`Format::counter`]): the very bytes parsed when the file was
+    /// written as gnubg and bgkit write their files.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WeightsError> {
+        let counters = self.counters.map(|c| c.unwrap_or(self.format.counter()));
+        to_bytes_counted(&self.nets, self.format, &counters)
+    }
+}
+
 /// Parses weights in either format (binary files start with the magic
 /// number).
 pub fn parse(bytes: &[u8]) -> Result<(Nets, Format), WeightsError> {
+    parse_file(bytes).map(|f| (f.nets, f.format))
+}
+
+/// [`parse`], keeping the training counters of the nets' headers.
+pub fn parse_file(bytes: &[u8]) -> Result<WeightsFile, WeightsError> {
     if weights_binary::is_binary(bytes) {
-        return weights_binary::parse(bytes).map(|n| (n, Format::Binary));
+        let (nets, counters) = weights_binary::parse_counted(bytes)?;
+        return Ok(WeightsFile {
+            nets,
+            format: Format::Binary,
+            counters: counters.map(Some),
+        });
     }
     match std::str::from_utf8(bytes) {
-        Ok(text) => weights_text::parse(text).map(|n| (n, Format::Text)),
+        Ok(text) => {
+            let (nets, counters) = weights_text::parse_counted(text)?;
+            Ok(WeightsFile {
+                nets,
+                format: Format::Text,
+                counters,
+            })
+        }
         Err(_) => {
             // The first line tells a text weights file from anything else;
             // a bad byte further on is reported where it is.
@@ -101,6 +165,45 @@ fn save_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::{Net, NetKind, NetShape};
+
+    #[test]
+    fn header_counters_are_kept_in_both_formats() {
+        let nets: Vec<Net> = NetKind::ALL
+            .iter()
+            .map(|k| {
+                let shape = NetShape {
+                    inputs: k.inputs(),
+                    hidden: 4,
+                    outputs: 5,
+                    beta_hidden: 0.1,
+                    beta_output: 1.0,
+                };
+                Net::zeroed(shape).unwrap()
+            })
+            .collect();
+        let nets = Nets::new(nets.try_into().unwrap()).unwrap();
+        let counters = [3, -1, 0, 7, 1, i32::MAX];
+        for format in [Format::Binary, Format::Text] {
+            let bytes = to_bytes_counted(&nets, format, &counters).unwrap();
+            let file = parse_file(&bytes).unwrap();
+            assert_eq!(file.format, format);
+            assert_eq!(file.counters, counters.map(Some));
+            assert_eq!(file.to_bytes().unwrap(), bytes);
+            let plain = to_bytes(&nets, format).unwrap();
+            assert_eq!(
+                parse_file(&plain).unwrap().counters,
+                [Some(format.counter()); 6]
+            );
+        }
+        // A text counter that is not an i32 is read (gnubg ignores it) but
+        // not kept: the file comes back with gnubg's 0.
+        let text = String::from_utf8(to_bytes(&nets, Format::Text).unwrap()).unwrap();
+        let odd = text.replacen("250 4 5 0 ", "250 4 5 x1 ", 1);
+        let file = parse_file(odd.as_bytes()).unwrap();
+        assert_eq!(file.counters[0], None);
+        assert_eq!(file.to_bytes().unwrap(), text.as_bytes());
+    }
 
     #[test]
     fn a_save_that_fails_midway_leaves_the_old_file_intact() {

@@ -42,7 +42,14 @@ impl Reader<'_> {
 /// Parses a binary weights file. Trailing bytes after the sixth net are an
 /// error.
 pub fn parse(bytes: &[u8]) -> Result<Nets, WeightsError> {
+    parse_counted(bytes).map(|(nets, _)| nets)
+}
+
+/// [`parse`], also returning each net's training counter (the header field
+/// gnubg reads and ignores), in file order.
+pub fn parse_counted(bytes: &[u8]) -> Result<(Nets, [i32; 6]), WeightsError> {
     let mut r = Reader { bytes, at: 0 };
+    let mut counters = [0i32; 6];
     let magic = r.f32(|| "no magic number".into())?;
     if magic != MAGIC {
         return Err(WeightsError::BinaryMagic);
@@ -52,13 +59,13 @@ pub fn parse(bytes: &[u8]) -> Result<Nets, WeightsError> {
         return Err(WeightsError::BinaryVersion(version));
     }
     let mut nets = Vec::with_capacity(6);
-    for kind in NetKind::ALL {
+    for (kind, counter) in NetKind::ALL.into_iter().zip(&mut counters) {
         let name = kind.name();
         let header = || format!("{name} net ends inside its header");
         let inputs = r.u32(header)? as usize;
         let hidden = r.u32(header)? as usize;
         let outputs = r.u32(header)? as usize;
-        r.u32(header)?; // training counter, ignored
+        *counter = r.word(header).map(i32::from_le_bytes)?; // training counter, ignored by gnubg
         let beta_hidden = r.f32(header)?;
         let beta_output = r.f32(header)?;
         let shape = NetShape {
@@ -94,21 +101,32 @@ pub fn parse(bytes: &[u8]) -> Result<Nets, WeightsError> {
         )));
     }
     let nets: [Net; 6] = nets.try_into().expect("six nets were parsed");
-    Nets::new(nets)
+    Ok((Nets::new(nets)?, counters))
 }
 
-/// Writes the binary file as gnubg's `makeweights` does (training counter 1).
+/// The training counter gnubg's `makeweights` (and bgkit) write in every
+/// net's header.
+pub const COUNTER: i32 = 1;
+
+/// Writes the binary file as gnubg's `makeweights` does (training counter
+/// [`COUNTER`]).
 pub fn write(nets: &Nets) -> Vec<u8> {
+    write_counted(nets, &[COUNTER; 6])
+}
+
+/// Writes the binary file with `counters` as the nets' training counters
+/// (file order).
+pub fn write_counted(nets: &Nets, counters: &[i32; 6]) -> Vec<u8> {
     let total: usize = nets.all().iter().map(|n| 24 + 4 * n.shape().values()).sum();
     let mut out = Vec::with_capacity(8 + total);
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.extend_from_slice(&VERSION.to_le_bytes());
-    for net in nets.all() {
+    for (net, counter) in nets.all().iter().zip(counters) {
         let s = net.shape();
         for size in [s.inputs, s.hidden, s.outputs] {
             out.extend_from_slice(&(size as u32).to_le_bytes());
         }
-        out.extend_from_slice(&1i32.to_le_bytes());
+        out.extend_from_slice(&counter.to_le_bytes());
         out.extend_from_slice(&s.beta_hidden.to_le_bytes());
         out.extend_from_slice(&s.beta_output.to_le_bytes());
         for v in net.values() {

@@ -10,18 +10,28 @@ pub const WEIGHTS_VERSION: &str = "1.00";
 /// Parses a text weights file: the `GNU Backgammon 1.00` line, then six nets.
 /// Anything but whitespace after the sixth net is an error.
 pub fn parse(text: &str) -> Result<Nets, WeightsError> {
+    parse_counted(text).map(|(nets, _)| nets)
+}
+
+/// [`parse`], also returning each net's training counter (the fourth word
+/// of its header, which gnubg reads and ignores), in file order: `None` for
+/// a word that is not an `i32`.
+pub fn parse_counted(text: &str) -> Result<(Nets, [Option<i32>; 6]), WeightsError> {
     let (first, body) = text.split_once('\n').unwrap_or((text, ""));
     check_header(first)?;
     let mut tokens = body.split_ascii_whitespace();
     let mut nets = Vec::with_capacity(6);
-    for kind in NetKind::ALL {
-        nets.push(parse_net(&mut tokens, kind)?);
+    let mut counters = [None; 6];
+    for (kind, counter) in NetKind::ALL.into_iter().zip(&mut counters) {
+        let (net, word) = parse_net(&mut tokens, kind)?;
+        nets.push(net);
+        *counter = word.parse().ok();
     }
     if let Some(extra) = tokens.next() {
         return Err(WeightsError::TrailingData(extra.chars().take(40).collect()));
     }
     let nets: [Net; 6] = nets.try_into().expect("six nets were parsed");
-    Nets::new(nets)
+    Ok((Nets::new(nets)?, counters))
 }
 
 /// Fails unless `first` is a weights file's first line,
@@ -38,10 +48,11 @@ pub(crate) fn check_header(first: &str) -> Result<(), WeightsError> {
     Ok(())
 }
 
+/// One net and the word of its training counter.
 fn parse_net<'a>(
     tokens: &mut impl Iterator<Item = &'a str>,
     kind: NetKind,
-) -> Result<Net, WeightsError> {
+) -> Result<(Net, &'a str), WeightsError> {
     let name = kind.name();
     let mut next = |what: &str| {
         tokens
@@ -58,7 +69,7 @@ fn parse_net<'a>(
     let hidden = size(next("header")?, "hidden units")?;
     let outputs = size(next("header")?, "outputs")?;
     // The training counter: read as a string and ignored, as gnubg does.
-    next("header")?;
+    let counter = next("header")?;
     let beta_hidden = float(next("header")?, || {
         format!("{name} net header (beta_hidden)")
     })?;
@@ -81,7 +92,8 @@ fn parse_net<'a>(
         })?;
         values.push(float(token, || format!("{name} net value #{k}"))?);
     }
-    Net::from_values(shape, values).map_err(|e| e.in_net(name))
+    let net = Net::from_values(shape, values).map_err(|e| e.in_net(name))?;
+    Ok((net, counter))
 }
 
 /// Parses one value straight to f32 (correctly rounded); rejects NaN and
@@ -96,19 +108,27 @@ fn float(token: &str, what: impl Fn() -> String) -> Result<f32, WeightsError> {
     }
 }
 
+/// The training counter gnubg (and bgkit) write in every net's header.
+pub const COUNTER: i32 = 0;
+
 /// Writes the nets exactly as gnubg writes them (`%.7f` values, training
-/// counter 0). Loading gnubg's shipped file and writing it back reproduces it
-/// byte for byte.
+/// counter [`COUNTER`]). Loading gnubg's shipped file and writing it back
+/// reproduces it byte for byte.
 pub fn write(nets: &Nets) -> String {
+    write_counted(nets, &[COUNTER; 6])
+}
+
+/// [`write()`] with `counters` as the nets' training counters (file order).
+pub fn write_counted(nets: &Nets, counters: &[i32; 6]) -> String {
     let mut out = String::with_capacity(1 << 20);
     out.push_str("GNU Backgammon ");
     out.push_str(WEIGHTS_VERSION);
     out.push('\n');
-    for net in nets.all() {
+    for (net, counter) in nets.all().iter().zip(counters) {
         let s = net.shape();
         let _ = writeln!(
             out,
-            "{} {} {} 0 {:.7} {:.7}",
+            "{} {} {} {counter} {:.7} {:.7}",
             s.inputs, s.hidden, s.outputs, s.beta_hidden, s.beta_output
         );
         for v in net.values() {

@@ -37,3 +37,4 @@ pub mod rollouts;
 pub mod scratch_pool;
 pub mod supervised;
 pub mod td;
+pub mod weights_npz;

@@ -14,11 +14,17 @@ use trainer::td::checkpoint::CheckpointError;
 /// provenance `PATH.json` (`record`, with the MD5 of the bytes written):
 /// every weights file the trainer writes gets a record of its own, never an
 /// older file's.
-pub fn save_weights(nets: &Nets, path: &Path, mut record: Provenance) -> Result<()> {
+pub fn save_weights(nets: &Nets, path: &Path, record: Provenance) -> Result<()> {
     let bytes = nets::weights::to_bytes(nets, Format::for_path(path))
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-    write_atomically(path, &bytes)?;
-    record.md5 = databases::published::md5_of(&bytes);
+    save_weights_bytes(&bytes, path, record)
+}
+
+/// Saves the bytes of a weights file atomically, then their provenance
+/// `PATH.json` (`record`, with the MD5 of `bytes`), as [`save_weights`].
+pub fn save_weights_bytes(bytes: &[u8], path: &Path, mut record: Provenance) -> Result<()> {
+    write_atomically(path, bytes)?;
+    record.md5 = support::digest::md5_of(bytes);
     trainer::provenance::save(path, &record)
         .map_err(io_context(&trainer::provenance::path_for(path)))
 }
@@ -34,7 +40,7 @@ pub fn load_weights(path: &Path) -> Result<Nets> {
 /// The MD5 of a file (a regular file only: see [`support::input`]).
 pub fn file_md5(path: &Path) -> Result<String> {
     let (file, _) = support::input::open(path).map_err(io_context(path))?;
-    databases::published::md5_hex(file).map_err(io_context(path))
+    support::digest::md5_hex(file).map_err(io_context(path))
 }
 
 /// The content of an input file of at most `limit` bytes (a regular file

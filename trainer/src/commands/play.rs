@@ -5,11 +5,13 @@ use crate::commands::args::RunArgs;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Duration;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::evaluator_args::EvaluatorArgs;
+use trainer::play::engine::{EnginePool, EngineSpec};
 use trainer::play::game::Player;
-use trainer::play::matches::{play_match, DiceMode};
+use trainer::play::matches::{play_match_recorded, DiceMode};
 
 /// Arguments of `trainer play`.
 #[derive(Args, Debug)]
@@ -21,6 +23,26 @@ pub struct PlayArgs {
     /// Play pubeval as side A instead of the --weights net.
     #[arg(long, conflicts_with = "weights")]
     pubeval: bool,
+    /// Side A is an external engine: the command line that starts it,
+    /// quoted as one argument (docs/trainer.md#duels); one process per
+    /// worker thread.
+    #[arg(long, value_name = "'CMD ARGS'", conflicts_with_all = ["weights", "pubeval"])]
+    engine: Option<String>,
+    /// Side B is an external engine (instead of --vs).
+    #[arg(long, value_name = "'CMD ARGS'", conflicts_with = "vs")]
+    vs_engine: Option<String>,
+    /// The longest an engine may take over one move (or to start), in
+    /// seconds.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    engine_timeout: f64,
+    /// Where the engines' standard error is appended (default: a file in
+    /// the temporary directory, named in any engine error).
+    #[arg(long, value_name = "FILE")]
+    engine_log: Option<PathBuf>,
+    /// Write every game (its number, who moved first, A's points and each
+    /// move as `POSITIONID DICE AFTERID`) to FILE, one JSON object a line.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
     /// The opponent: `pubeval` or a weights file (evaluated with the same
     /// databases and arithmetic as A).
     #[arg(long, default_value = "pubeval", value_name = "pubeval|FILE", value_parser = Opponent::parse)]
@@ -85,6 +107,28 @@ fn player(e: &Option<nets::Evaluator>, plies: u32) -> Player<'_> {
     }
 }
 
+/// The engine pool of `command`, if given.
+fn engine_pool(args: &PlayArgs, command: &Option<String>) -> Result<Option<EnginePool>> {
+    let Some(command) = command else {
+        return Ok(None);
+    };
+    if !(args.engine_timeout > 0.0 && args.engine_timeout <= 86_400.0) {
+        anyhow::bail!(
+            "--engine-timeout {}: must be above 0 and at most 86400 seconds",
+            args.engine_timeout
+        );
+    }
+    let log = args.engine_log.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("bgkit-engines-{}.log", std::process::id()))
+    });
+    let spec = EngineSpec {
+        command: command.clone(),
+        timeout: Duration::from_secs_f64(args.engine_timeout),
+        log,
+    };
+    Ok(Some(EnginePool::new(spec)?))
+}
+
 /// Runs `trainer play`.
 pub fn run(args: &PlayArgs) -> Result<Outcome> {
     if args.pubeval && args.plies > 0 {
@@ -99,12 +143,27 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             args.vs_plies
         );
     }
-    let a_eval = if args.pubeval {
+    if args.engine.is_some() && args.plies > 0 {
+        anyhow::bail!(
+            "--plies {}: an engine's plies are its own options",
+            args.plies
+        );
+    }
+    if args.vs_engine.is_some() && args.vs_plies > 0 {
+        anyhow::bail!(
+            "--vs-plies {}: an engine's plies are its own options",
+            args.vs_plies
+        );
+    }
+    let a_engine = engine_pool(args, &args.engine)?;
+    let b_engine = engine_pool(args, &args.vs_engine)?;
+    let a_eval = if args.pubeval || a_engine.is_some() {
         None
     } else {
         Some(args.evaluator.build()?)
     };
     let b_eval = match &args.vs {
+        _ if b_engine.is_some() => None,
         Opponent::Pubeval => None,
         Opponent::Weights(path) => {
             let b = EvaluatorArgs {
@@ -114,28 +173,53 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             Some(b.build()?)
         }
     };
-    let a_name = if args.pubeval {
-        "pubeval".to_string()
-    } else {
-        trainer::defaults::weights(args.evaluator.weights.as_deref())?
+    let a_name = match (&a_engine, args.pubeval) {
+        (Some(pool), _) => format!("engine {} ({})", pool.command(), pool.name),
+        (None, true) => "pubeval".to_string(),
+        (None, false) => trainer::defaults::weights(args.evaluator.weights.as_deref())?
             .display()
-            .to_string()
+            .to_string(),
     };
+    let b_name = match &b_engine {
+        Some(pool) => format!("engine {} ({})", pool.command(), pool.name),
+        None => args.vs.to_string(),
+    };
+    let a_player = match &a_engine {
+        Some(pool) => Player::Engine(pool),
+        None => player(&a_eval, args.plies),
+    };
+    let b_player = match &b_engine {
+        Some(pool) => Player::Engine(pool),
+        None => player(&b_eval, args.vs_plies),
+    };
+    // The record's name is checked and locked before any game.
+    let _claim = match &args.record {
+        Some(path) => Some(support::claim::Claim::new().output(path).acquire()?),
+        None => None,
+    };
+    let mut lines: Vec<u8> = Vec::new();
     let mut progress = Progress::new(
         "trainer play",
         "games",
         args.games,
         args.json || args.run.quiet,
     );
-    let result = play_match(
-        player(&a_eval, args.plies),
-        player(&b_eval, args.vs_plies),
+    let result = play_match_recorded(
+        a_player,
+        b_player,
         args.games,
         args.seed,
         args.dice,
         &mut |done| progress.update(done),
+        args.record
+            .as_ref()
+            .map(|_| &mut lines as &mut dyn std::io::Write),
     )?;
     progress.finish();
+    if let Some(path) = &args.record {
+        support::atomic::write_file(path, &lines)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
     if args.json {
         support::outln!(
             "{}",
@@ -145,10 +229,14 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
                 "win_rate": result.win_rate,
                 "ppg": result.ppg,
                 "ppg_ci95": result.ppg_ci95,
+                "a": a_name,
+                "b": b_name,
+                "seed": args.seed,
+                "dice": args.dice,
             })
         )?;
     } else {
-        support::outln!("{a_name} vs {}: {result}", args.vs)?;
+        support::outln!("{a_name} vs {b_name}: {result}")?;
     }
     Ok(Outcome::Done)
 }

@@ -1,13 +1,17 @@
-//! `trainer weights info|convert|splice`.
+//! `trainer weights info|convert|splice|export|import`.
 
-use crate::commands::common::{file_md5, load_weights, read_input, save_weights};
+use crate::commands::common::{
+    file_md5, load_weights, read_input, save_weights, save_weights_bytes, write_atomically,
+};
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
+use nets::weights::Format;
 use nets::NetKind;
 use std::path::{Path, PathBuf};
 use support::claim::Claim;
 use support::cli::Outcome;
 use trainer::provenance::{self, NTrained, Parent, Provenance, Recorded};
+use trainer::weights_npz;
 
 /// Arguments of `trainer weights`.
 #[derive(Args, Debug)]
@@ -54,6 +58,38 @@ enum WeightsCommand {
         #[arg(short = 'o', long, value_name = "C")]
         output: PathBuf,
     },
+    /// Every net of FILE as NumPy arrays (.npz): weights, biases, slopes
+    /// and the file's other fields, so that `weights import` writes FILE
+    /// back byte for byte (docs/trainer.md, "Weights interchange").
+    Export {
+        /// A weights file, text or binary.
+        file: PathBuf,
+        /// The archive's format.
+        #[arg(long, value_enum, default_value_t = Interchange::Npz)]
+        format: Interchange,
+        /// The archive to write.
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: PathBuf,
+    },
+    /// Weights from NumPy arrays (an .npz with the arrays `weights export`
+    /// writes): OUT is binary if it ends in .wd, text otherwise.
+    Import {
+        /// The archive (written by numpy.savez, not savez_compressed).
+        input: PathBuf,
+        /// The archive's format.
+        #[arg(long, value_enum, default_value_t = Interchange::Npz)]
+        format: Interchange,
+        /// The weights file to write.
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: PathBuf,
+    },
+}
+
+/// The formats of `weights export` and `import`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Interchange {
+    /// NumPy's .npz archive of named arrays.
+    Npz,
 }
 
 /// A net of a weights file.
@@ -83,7 +119,7 @@ impl From<NetChoice> for NetKind {
 /// The MD5 of a net's values (little-endian f32, file order).
 fn net_md5(net: &nets::Net) -> String {
     let bytes: Vec<u8> = net.values().flat_map(f32::to_le_bytes).collect();
-    databases::published::md5_of(&bytes)
+    support::digest::md5_of(&bytes)
 }
 
 /// The claim of a command writing weights to `output` (and its provenance)
@@ -111,6 +147,8 @@ fn parent(path: &Path) -> Result<(Parent, NTrained)> {
 pub fn run(args: &WeightsArgs) -> Result<Outcome> {
     match &args.command {
         WeightsCommand::Info { file } => info(file),
+        WeightsCommand::Export { file, output, .. } => export(file, output),
+        WeightsCommand::Import { input, output, .. } => import(input, output),
         WeightsCommand::Convert { input, output } => {
             let _claim = claim_weights(&[input], output)?;
             let nets = load_weights(input)?;
@@ -178,19 +216,108 @@ pub fn run(args: &WeightsArgs) -> Result<Outcome> {
     }
 }
 
-fn info(file: &Path) -> Result<Outcome> {
+/// The bytes of the weights file `file`.
+fn read_weights(file: &Path) -> Result<Vec<u8>> {
     let limit = support::input::Limit {
         bytes: nets::weights::MAX_FILE_LEN,
         what: "weights file",
     };
-    let bytes = read_input(file, limit)?;
+    read_input(file, limit)
+}
+
+/// `weights export FILE -o OUT`: the arrays of every net, and the training
+/// counts recorded beside FILE if its record is one of it.
+fn export(file: &Path, output: &Path) -> Result<Outcome> {
+    let _claim = Claim::new().input(file).output(output).acquire()?;
+    let bytes = read_weights(file)?;
+    let md5 = support::digest::md5_of(&bytes);
+    let counts = match provenance::recorded_n_trained(file, &md5) {
+        Recorded::Counts(t) => Some(t),
+        _ => None,
+    };
+    let exported = weights_npz::export(&bytes, counts)
+        .map_err(|e| anyhow::anyhow!("cannot load weights {}: {e}", file.display()))?;
+    write_atomically(output, &exported.bytes)?;
+    // No provenance record: none of an older file may stay.
+    provenance::remove_stale(output)?;
+    if !exported.canonical {
+        support::note!(
+            "trainer: note: {} is not laid out as gnubg and bgkit write weights files \
+             (spacing, number formats or training counters); `weights import` gives \
+             the same nets in that layout, not these bytes",
+            file.display()
+        );
+    }
+    support::outln!(
+        "trainer: wrote {}: the six nets of {} ({} weights file, MD5 {md5})",
+        output.display(),
+        file.display(),
+        format_name(exported.format)
+    )?;
+    Ok(Outcome::Done)
+}
+
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Binary => "binary",
+        Format::Text => "text",
+    }
+}
+
+/// Largest archive `weights import` reads (the largest nets `trainer new`
+/// makes take 13 MB).
+const MAX_NPZ_LEN: u64 = nets::weights::MAX_FILE_LEN;
+
+/// `weights import IN -o OUT`: the arrays checked, then OUT and OUT.json.
+fn import(input: &Path, output: &Path) -> Result<Outcome> {
+    let _claim = claim_weights(&[&input.to_path_buf()], output)?;
+    let limit = support::input::Limit {
+        bytes: MAX_NPZ_LEN,
+        what: "npz archive",
+    };
+    let bytes = read_input(input, limit)?;
+    let imported =
+        weights_npz::import(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))?;
+    let format = Format::for_path(output);
+    let weights = imported
+        .to_bytes(format)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", output.display()))?;
+    let md5 = support::digest::md5_of(&weights);
+    let parent = Parent {
+        path: input.to_path_buf(),
+        md5: support::digest::md5_of(&bytes),
+    };
+    let settings = serde_json::json!({
+        "imported": input,
+        "exported_format": imported.source_format.map(format_name),
+        "exported_md5": imported.source_md5,
+    });
+    let counts = imported.n_trained.unwrap_or_default();
+    let record = Provenance::new(0, 0, counts, Some(parent), settings);
+    save_weights_bytes(&weights, output, record)?;
+    let same = match &imported.source_md5 {
+        Some(m) if *m == md5 => " (the bytes of the exported file)".to_string(),
+        Some(m) => format!(" (MD5 {md5}; the exported file's was {m})"),
+        None => format!(" (MD5 {md5})"),
+    };
+    support::outln!(
+        "trainer: wrote {} ({} weights) from {}{same}",
+        output.display(),
+        format_name(format),
+        input.display()
+    )?;
+    Ok(Outcome::Done)
+}
+
+fn info(file: &Path) -> Result<Outcome> {
+    let bytes = read_weights(file)?;
     let (nets, format) = nets::weights::parse(&bytes)
         .map_err(|e| anyhow::anyhow!("cannot load weights {}: {e}", file.display()))?;
     let format = match format {
         nets::weights::Format::Binary => "binary (gnubg.wd)",
         nets::weights::Format::Text => "text (gnubg.weights)",
     };
-    let md5 = databases::published::md5_of(&bytes);
+    let md5 = support::digest::md5_of(&bytes);
     let recorded = provenance::recorded_n_trained(file, &md5);
     let trained = match &recorded {
         Recorded::Counts(t) => Some(*t),

@@ -1,6 +1,7 @@
 //! Players and whole cubeless money games between them
 //! (docs/trainer.md#matches).
 
+use crate::play::engine::{Engine, EngineError, EnginePool};
 use board::{eval_over, Board, Dice, MoveList, Variant};
 use nets::pubeval::pubeval_move;
 use nets::{Evaluator, Scratch};
@@ -15,6 +16,9 @@ pub enum Player<'a> {
     Plied(&'a Evaluator, u32),
     /// Tesauro's pubeval.
     Pubeval,
+    /// An external engine ([`crate::play::engine`]), one of the pool's per
+    /// seat.
+    Engine(&'a EnginePool),
 }
 
 /// A player with its per-thread buffers.
@@ -22,6 +26,7 @@ pub struct Seat<'a> {
     player: Player<'a>,
     scratch: Option<Scratch>,
     moves: MoveList,
+    engine: Option<Engine>,
 }
 
 impl<'a> Seat<'a> {
@@ -29,22 +34,47 @@ impl<'a> Seat<'a> {
     pub fn new(player: Player<'a>) -> Seat<'a> {
         let scratch = match player {
             Player::Net(e) | Player::Plied(e, _) => Some(e.scratch()),
-            Player::Pubeval => None,
+            Player::Pubeval | Player::Engine(_) => None,
         };
         Seat {
             player,
             scratch,
             moves: MoveList::new(),
+            engine: None,
         }
     }
 
     /// The position after this player's move for dice `d0`, `d1` (mover
-    /// still in `sides[1]`), or `None` if no move is legal.
-    pub fn choose(&mut self, board: &Board, d0: u8, d1: u8) -> Option<Board> {
-        match (self.player, self.scratch.as_mut()) {
+    /// still in `sides[1]`), or `None` if no move is legal. Only an engine
+    /// fails.
+    pub fn choose(&mut self, board: &Board, d0: u8, d1: u8) -> Result<Option<Board>, EngineError> {
+        Ok(match (self.player, self.scratch.as_mut()) {
             (Player::Net(e), Some(s)) => e.best_move(board, d0, d1, false, s),
             (Player::Plied(e, plies), Some(s)) => e.best_move_plied(board, d0, d1, plies, true, s),
+            (Player::Engine(pool), _) => {
+                let legal = self.moves.generate(board, d0, d1);
+                match legal.len() {
+                    0 => None,
+                    // One result: nothing to choose.
+                    1 => Some(legal[0]),
+                    _ => {
+                        if self.engine.is_none() {
+                            self.engine = Some(pool.take()?);
+                        }
+                        let engine = self.engine.as_mut().expect("taken");
+                        Some(engine.choose(board, d0, d1, legal)?)
+                    }
+                }
+            }
             _ => pubeval_move(board, d0, d1, &mut self.moves),
+        })
+    }
+}
+
+impl Drop for Seat<'_> {
+    fn drop(&mut self) {
+        if let (Player::Engine(pool), Some(engine)) = (self.player, self.engine.take()) {
+            pool.give(engine);
         }
     }
 }
@@ -59,8 +89,14 @@ fn points_won(after: &Board) -> Option<i32> {
 
 /// Plays one game from the starting position, `first` moving first with
 /// the first non-double roll of `dice`, and returns the points from
-/// `first`'s view (positive: `first` won).
-pub fn play_game<'a>(first: &mut Seat<'a>, second: &mut Seat<'a>, dice: &mut Dice) -> i32 {
+/// `first`'s view (positive: `first` won). With `trace`, each move is
+/// appended to it as `POSITIONID D0D1 AFTERID` (`-` for no move).
+pub fn play_game<'a>(
+    first: &mut Seat<'a>,
+    second: &mut Seat<'a>,
+    dice: &mut Dice,
+    mut trace: Option<&mut Vec<String>>,
+) -> Result<i32, EngineError> {
     let mut board = Board::starting();
     let (mut d0, mut d1) = dice.opening_roll();
     let mut first_to_move = true;
@@ -70,9 +106,14 @@ pub fn play_game<'a>(first: &mut Seat<'a>, second: &mut Seat<'a>, dice: &mut Dic
         } else {
             &mut *second
         };
-        if let Some(after) = seat.choose(&board, d0, d1) {
+        let chosen = seat.choose(&board, d0, d1)?;
+        if let Some(t) = trace.as_deref_mut() {
+            let after = chosen.map_or_else(|| "-".into(), |b| b.position_id());
+            t.push(format!("{} {d0}{d1} {after}", board.position_id()));
+        }
+        if let Some(after) = chosen {
             if let Some(points) = points_won(&after) {
-                return if first_to_move { points } else { -points };
+                return Ok(if first_to_move { points } else { -points });
             }
             board = after;
         }
@@ -98,7 +139,7 @@ mod tests {
         let mut b = Seat::new(Player::Pubeval);
         let mut seen = std::collections::BTreeSet::new();
         for g in 0..200 {
-            let points = play_game(&mut a, &mut b, &mut game_dice(1, 0, g));
+            let points = play_game(&mut a, &mut b, &mut game_dice(1, 0, g), None).unwrap();
             assert!((1..=3).contains(&points.abs()), "{points}");
             seen.insert(points);
         }
@@ -110,10 +151,10 @@ mod tests {
         let mut a = Seat::new(Player::Pubeval);
         let mut b = Seat::new(Player::Pubeval);
         let r: Vec<i32> = (0..20)
-            .map(|g| play_game(&mut a, &mut b, &mut game_dice(5, 0, g)))
+            .map(|g| play_game(&mut a, &mut b, &mut game_dice(5, 0, g), None).unwrap())
             .collect();
         let s: Vec<i32> = (0..20)
-            .map(|g| play_game(&mut a, &mut b, &mut game_dice(5, 0, g)))
+            .map(|g| play_game(&mut a, &mut b, &mut game_dice(5, 0, g), None).unwrap())
             .collect();
         assert_eq!(r, s);
     }

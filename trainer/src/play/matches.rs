@@ -2,6 +2,7 @@
 //! independent dice, and their points per game with a 95 % confidence
 //! interval (docs/trainer.md#matches).
 
+use crate::play::engine::EngineError;
 use crate::play::game::{game_dice, play_game, Player, Seat};
 use rayon::prelude::*;
 
@@ -29,6 +30,12 @@ pub enum MatchError {
     /// Duplicate dice need pairs of games.
     #[error("{0} games: duplicate dice play games in pairs, so the number must be even")]
     OddDuplicate(u64),
+    /// An external engine failed: the match has no result.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The record of the games could not be written.
+    #[error("the record of the games: {0}")]
+    Record(std::io::Error),
 }
 
 /// The outcome of a match, from player A's view.
@@ -76,6 +83,22 @@ pub fn play_match(
     mode: DiceMode,
     progress: &mut dyn FnMut(u64),
 ) -> Result<MatchResult, MatchError> {
+    play_match_recorded(a, b, games, seed, mode, progress, None)
+}
+
+/// [`play_match`], writing every game to `record` if given, in the order
+/// of the games, one JSON object a line: the game's number, who moved
+/// first (`a` or `b`), A's points and its moves (`POSITIONID D0D1
+/// AFTERID`, `-` for no move).
+pub fn play_match_recorded(
+    a: Player,
+    b: Player,
+    games: u64,
+    seed: u64,
+    mode: DiceMode,
+    progress: &mut dyn FnMut(u64),
+    mut record: Option<&mut dyn std::io::Write>,
+) -> Result<MatchResult, MatchError> {
     if games == 0 {
         return Err(MatchError::NoGames);
     }
@@ -85,40 +108,105 @@ pub fn play_match(
         DiceMode::Independent => 1,
     };
     let units = games / per_unit;
+    let tracing = record.is_some();
     // Only the sums are kept, so any number of games runs in bounded memory.
     let mut sums = Sums::default();
     let mut start = 0;
     while start < units {
         let end = (start + CHUNK).min(units);
-        let chunk: Vec<[i32; 2]> = (start..end)
+        let chunk: Vec<Unit> = (start..end)
             .into_par_iter()
             .map_init(
                 || (Seat::new(a), Seat::new(b)),
-                |(sa, sb), unit| match mode {
-                    DiceMode::Duplicate => {
-                        let first = play_game(sa, sb, &mut game_dice(seed, DUPLICATE_TAG, unit));
-                        let second = play_game(sb, sa, &mut game_dice(seed, DUPLICATE_TAG, unit));
-                        [first, -second]
-                    }
-                    DiceMode::Independent => {
-                        let dice = &mut game_dice(seed, INDEPENDENT_TAG, unit);
-                        let points = if unit % 2 == 0 {
-                            play_game(sa, sb, dice)
-                        } else {
-                            -play_game(sb, sa, dice)
-                        };
-                        [points, 0]
-                    }
-                },
+                |(sa, sb), unit| play_unit(sa, sb, seed, mode, unit, tracing),
             )
-            .collect();
-        for r in &chunk {
-            sums.add(&r[..per_unit as usize]);
+            .collect::<Result<_, EngineError>>()?;
+        for u in &chunk {
+            sums.add(&u.points[..per_unit as usize]);
+            if let Some(out) = record.as_deref_mut() {
+                u.write(out).map_err(MatchError::Record)?;
+            }
         }
         start = end;
         progress(start * per_unit);
     }
     Ok(sums.summary(per_unit))
+}
+
+/// One unit of a match: a pair of games (duplicate dice) or one game.
+struct Unit {
+    /// Its first game's number.
+    first_game: u64,
+    /// A's points in each game.
+    points: [i32; 2],
+    /// Who moved first in each game (A: true).
+    a_first: [bool; 2],
+    /// Each game's moves, if traced.
+    moves: [Vec<String>; 2],
+    /// Games in the unit.
+    games: usize,
+}
+
+impl Unit {
+    fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        for g in 0..self.games {
+            let line = serde_json::json!({
+                "game": self.first_game + g as u64,
+                "first": if self.a_first[g] { "a" } else { "b" },
+                "points": self.points[g],
+                "moves": self.moves[g],
+            });
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Plays unit `unit` of a match between the seats `sa` (A) and `sb`.
+fn play_unit<'a>(
+    sa: &mut Seat<'a>,
+    sb: &mut Seat<'a>,
+    seed: u64,
+    mode: DiceMode,
+    unit: u64,
+    tracing: bool,
+) -> Result<Unit, EngineError> {
+    let mut moves: [Vec<String>; 2] = Default::default();
+    let [m0, m1] = &mut moves;
+    let (t0, t1) = if tracing {
+        (Some(m0), Some(m1))
+    } else {
+        (None, None)
+    };
+    Ok(match mode {
+        DiceMode::Duplicate => {
+            let first = play_game(sa, sb, &mut game_dice(seed, DUPLICATE_TAG, unit), t0)?;
+            let second = play_game(sb, sa, &mut game_dice(seed, DUPLICATE_TAG, unit), t1)?;
+            Unit {
+                first_game: 2 * unit,
+                points: [first, -second],
+                a_first: [true, false],
+                moves,
+                games: 2,
+            }
+        }
+        DiceMode::Independent => {
+            let dice = &mut game_dice(seed, INDEPENDENT_TAG, unit);
+            let a_first = unit.is_multiple_of(2);
+            let points = if a_first {
+                play_game(sa, sb, dice, t0)?
+            } else {
+                -play_game(sb, sa, dice, t0)?
+            };
+            Unit {
+                first_game: unit,
+                points: [points, 0],
+                a_first: [a_first, false],
+                moves,
+                games: 1,
+            }
+        }
+    })
 }
 
 /// Exact integer sums over the units (pairs or games) of a match: their
