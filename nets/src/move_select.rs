@@ -1,6 +1,7 @@
 //! Move selection at 0-ply (gnubg's `FindBestMovePlied` with no plies) and
 //! with the pruning nets (gnubg's `FindBestMoveInEval`, docs/formats.md#move-selection-and-pruning;
-//! gnubg 1.07 keeps `5 + floor(log2(moves))` moves, not 10).
+//! gnubg 1.07 keeps `5 + floor(log2(moves))` moves, not 10), and the move
+//! gnubg plays, whose ties are broken by `RefreshMoveList`.
 
 use crate::classify::Class;
 use crate::evaluate::{Evaluation, Evaluator, Scratch};
@@ -21,7 +22,9 @@ pub fn prune_moves(n: usize) -> usize {
 /// it (before the sides are swapped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChosenMove {
-    /// Index in the list `board::MoveList::generate` returns.
+    /// Index in the list `board::MoveList::generate` returns (for
+    /// [`Evaluator::choose_move`] with the larger die first, for
+    /// [`Evaluator::play_move`] with the dice in the order given).
     pub index: usize,
     /// The position after the move, mover still in `sides[1]`.
     pub board: Board,
@@ -37,9 +40,15 @@ impl Evaluator {
             .equity(&self.evaluate(&after.swapped(), scratch).outputs)
     }
 
-    /// The best move for dice `d0`, `d1` at 0-ply (with the pruning nets if
-    /// `prune`), or `None` if no legal move exists. Ties go to the first move
-    /// in gnubg's order.
+    /// The move gnubg 1.07 plays for dice `d0`, `d1` at 0-ply (its computer
+    /// player, `hint` and Python `findbestmove`), or `None` if no legal move
+    /// exists: the highest score, and among equal scores the order of
+    /// gnubg's `RefreshMoveList` ([`Evaluator::play_move`]); the dice order
+    /// (as rolled) can decide between moves that are equal in every
+    /// respect, as in gnubg. With `prune`
+    /// the moves are first pre-selected by the pruning nets, as
+    /// [`Evaluator::choose_move`] does (gnubg itself never prunes its own
+    /// play at 0-ply).
     pub fn best_move(
         &self,
         board: &Board,
@@ -48,7 +57,7 @@ impl Evaluator {
         prune: bool,
         scratch: &mut Scratch,
     ) -> Option<Board> {
-        self.choose_move(board, d0, d1, prune, scratch)
+        self.play_move(board, d0, d1, prune, scratch)
             .map(|m| m.board)
     }
 
@@ -63,12 +72,14 @@ impl Evaluator {
         d1: u8,
         scratch: &mut Scratch,
     ) -> Option<(Board, Evaluation)> {
-        self.choose_move_evaluated(board, d0, d1, false, scratch)
+        let chosen = self.play_move(board, d0, d1, false, scratch)?;
+        Some(self.with_evaluation(chosen, scratch))
     }
 
-    /// [`Evaluator::best_move`] with the 0-ply evaluation of the position
+    /// [`Evaluator::choose_move`] with the 0-ply evaluation of the position
     /// after the move, opponent on roll, as [`Evaluator::best_move_evaluated`]
-    /// gives it (with the pruning nets if `prune`).
+    /// gives it (with the pruning nets if `prune`). Ties go to the first
+    /// move, as inside gnubg's searches.
     pub fn choose_move_evaluated(
         &self,
         board: &Board,
@@ -78,6 +89,12 @@ impl Evaluator {
         scratch: &mut Scratch,
     ) -> Option<(Board, Evaluation)> {
         let chosen = self.choose_move(board, d0, d1, prune, scratch)?;
+        Some(self.with_evaluation(chosen, scratch))
+    }
+
+    /// A move just chosen, with the evaluation of the position after it
+    /// (opponent on roll): from the batch it was scored in, else computed.
+    fn with_evaluation(&self, chosen: ChosenMove, scratch: &mut Scratch) -> (Board, Evaluation) {
         let next = chosen.board.swapped();
         let b = &scratch.batch;
         let scored = b
@@ -92,10 +109,69 @@ impl Evaluator {
             },
             None => self.evaluate(&next, scratch),
         };
-        Some((chosen.board, value))
+        (chosen.board, value)
     }
 
-    /// Like [`Evaluator::best_move`], also returning the move's index.
+    /// [`Evaluator::best_move`], also returning the move's index. gnubg
+    /// chooses the moves it plays with `FindnSaveBestMoves` (a stable sort
+    /// by score, so ties in list order) and then re-sorts the list with
+    /// `RefreshMoveList`, whose comparison (1.07's `CompareMovesGeneral`,
+    /// read from Debian's binary) puts first a move that bears off the last
+    /// chequer, then the higher score, and among equal scores the move that
+    /// leaves fewer chequers on the board, then the one whose rearmost
+    /// chequer is lower; moves still equal keep their order. gnubg's
+    /// searches (`FindBestMove`, `FindBestMoveInEval`, rollouts) do not
+    /// re-sort: [`Evaluator::choose_move`].
+    pub fn play_move(
+        &self,
+        board: &Board,
+        d0: u8,
+        d1: u8,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> Option<ChosenMove> {
+        // gnubg generates its play's moves with the dice in the order rolled
+        // (its searches: larger first), which orders moves still equal.
+        let first = self.choose(board, d0, d1, prune, scratch)?;
+        if scratch.moves.boards().len() == 1 {
+            return Some(first);
+        }
+        let index = self.played_move(first.index, scratch);
+        Some(ChosenMove {
+            index,
+            board: scratch.moves.boards()[index],
+        })
+    }
+
+    /// The move gnubg plays ([`Evaluator::play_move`]) among the candidates
+    /// [`Evaluator::choose_move`] just scored (in `scratch.batch`), `first`
+    /// being its choice.
+    fn played_move(&self, first: usize, scratch: &Scratch) -> usize {
+        let b = &scratch.batch;
+        let all = scratch.moves.boards();
+        if let Some(&won) = b.indices.iter().find(|&&i| all[i].chequers(1) == 0) {
+            return won;
+        }
+        let arith = self.arithmetic();
+        let Some(k) = b.indices.iter().position(|&i| i == first) else {
+            return first;
+        };
+        let best = -arith.equity(&b.outputs[k]);
+        let key = |i: usize| (all[i].chequers(1), all[i].back(1));
+        let mut pick = first;
+        for (&i, out) in b.indices.iter().zip(&b.outputs) {
+            if -arith.equity(out) == best && key(i) < key(pick) {
+                pick = i;
+            }
+        }
+        pick
+    }
+
+    /// The best move for dice `d0`, `d1` at 0-ply (with the pruning nets if
+    /// `prune`) as gnubg's searches choose it (`FindBestMovePlied` at 0
+    /// plies, `FindBestMoveInEval`): ties go to the first move in gnubg's
+    /// order (generated with the larger die first). Also returns the move's
+    /// index.
     pub fn choose_move(
         &self,
         board: &Board,
@@ -104,8 +180,20 @@ impl Evaluator {
         prune: bool,
         scratch: &mut Scratch,
     ) -> Option<ChosenMove> {
-        let (hi, lo) = (d0.max(d1), d0.min(d1));
-        let n = scratch.moves.generate(board, hi, lo).len();
+        self.choose(board, d0.max(d1), d0.min(d1), prune, scratch)
+    }
+
+    /// [`Evaluator::choose_move`] with the moves generated for the dice in
+    /// this order.
+    fn choose(
+        &self,
+        board: &Board,
+        first: u8,
+        second: u8,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> Option<ChosenMove> {
+        let n = scratch.moves.generate(board, first, second).len();
         let index = match n {
             0 => return None,
             1 => 0,

@@ -46,9 +46,11 @@ impl Evaluator {
                     None => self.evaluate(&board.swapped(), scratch),
                 }
             } else {
+                // Inside the search gnubg keeps the first of equal moves
+                // (no `RefreshMoveList`).
                 let after = self
-                    .best_move(board, roll.high, roll.low, prune, scratch)
-                    .unwrap_or(*board);
+                    .choose_move(board, roll.high, roll.low, prune, scratch)
+                    .map_or(*board, |m| m.board);
                 self.search(&after.swapped(), plies - 1, prune, scratch)
             };
             let w = roll.weight() as f32;

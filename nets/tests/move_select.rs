@@ -93,3 +93,30 @@ fn batch_evaluation_equals_single_evaluations() {
         assert!((board::cubeless_equity(&inv) + e.equity()).abs() < 1e-6);
     }
 }
+
+/// gnubg 1.07's own choice at 0 ply (Python `findbestmove`, cubeless money,
+/// which is what its computer player plays) in (position, dice) pairs whose
+/// best score several moves share (fixtures/gnubg_ties.tsv): `best_move`
+/// plays it, including the pairs where the dice order decides; the first
+/// best move in list order (`choose_move`, as gnubg's searches choose)
+/// often differs.
+#[test]
+fn best_move_breaks_ties_as_gnubg_plays() {
+    let eval = common::evaluator(Arithmetic::default());
+    let mut s = eval.scratch();
+    let (mut cases, mut first_differs) = (0, 0);
+    for line in include_str!("fixtures/gnubg_ties.tsv").lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let board = Board::from_position_id(f[0]).unwrap();
+        let (d0, d1): (u8, u8) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        let played = eval.best_move(&board, d0, d1, false, &mut s).unwrap();
+        assert_eq!(played.position_id(), f[3], "{line}");
+        let (_, value) = eval.best_move_evaluated(&board, d0, d1, &mut s).unwrap();
+        assert_eq!(value, eval.evaluate(&played.swapped(), &mut s), "{line}");
+        let first = eval.choose_move(&board, d0, d1, false, &mut s).unwrap();
+        first_differs += usize::from(first.board != played);
+        cases += 1;
+    }
+    assert_eq!(cases, 1139);
+    assert!(first_differs > 400, "{first_differs}");
+}

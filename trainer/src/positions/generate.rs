@@ -52,7 +52,9 @@ fn game_positions(
         }
         let after = match explore.random_move(&board, d0, d1) {
             Some(random) => random,
-            None => eval.best_move(&board, d0, d1, false, s).unwrap_or(board),
+            None => eval
+                .choose_move(&board, d0, d1, false, s)
+                .map_or(board, |m| m.board),
         };
         if board::eval_over(&after, board::Variant::Standard).is_some() {
             return (kept, seen);

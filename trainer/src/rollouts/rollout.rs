@@ -158,7 +158,8 @@ fn roll_luck(
     let mut actual = ([0f32; 5], None);
     let (hi, lo) = (roll.0.max(roll.1), roll.0.min(roll.1));
     for r in board::ROLLS {
-        let scored = eval.best_move_evaluated(board, r.high, r.low, s);
+        // Inside a rollout gnubg keeps the first of equal moves.
+        let scored = eval.choose_move_evaluated(board, r.high, r.low, false, s);
         let best = scored.map(|(after, _)| after);
         let after = best.unwrap_or(*board);
         let v = match (eval_over(&after, Variant::Standard), scored) {

@@ -215,7 +215,9 @@ pub fn move_benchmark(eval: &Evaluator, text: &str) -> Result<MoveReport, MoveLi
         .map_init(
             || eval.scratch(),
             |scratch, (_, m)| {
-                let Some(chosen) = eval.best_move(&m.board, m.dice.0, m.dice.1, false, scratch)
+                let Some(chosen) = eval
+                    .choose_move(&m.board, m.dice.0, m.dice.1, false, scratch)
+                    .map(|c| c.board)
                 else {
                     return (0.0, true);
                 };

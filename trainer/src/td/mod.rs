@@ -191,7 +191,7 @@ fn td_step(
     if !class.uses_net() {
         return None;
     }
-    let (next, value) = match eval.best_move_evaluated(board, roll.0, roll.1, s) {
+    let (next, value) = match eval.choose_move_evaluated(board, roll.0, roll.1, false, s) {
         Some((after, value)) => (after.swapped(), value),
         None => (board.swapped(), eval.evaluate(&board.swapped(), s)),
     };
