@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod db;
+pub mod npz;
 pub mod play;
 
 use board::Board;
