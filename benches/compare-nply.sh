@@ -5,12 +5,14 @@
 # medians are printed as a Markdown table, per class.
 #
 # gnubg: `gnubg -t -p SCRIPT`, one process, timed inside Python around the
-# evaluation loop (its start-up, about 0.3 s, is left out; its Python
-# `evaluate` waits on its worker thread in steps of about 10 ms, which is
-# part of what a user of it waits). bgkit: the whole `trainer eval` process
-# (start-up included), with one thread and with every core, in gnubg's own
-# arithmetic on this CPU (`--arithmetic native-rcp`) and in the default
-# one.
+# evaluation loop (its start-up, about 0.3 s, is left out) by wall clock
+# and by the process's CPU time (all its threads). Its Python `evaluate`
+# hands each position to a worker thread and waits for it in steps of
+# about 10 ms, so its wall time holds waiting that is not computation: the
+# per-core ratio uses gnubg's CPU time. bgkit: the whole `trainer eval`
+# process (start-up included), its CPU time (user + system) with one
+# thread, in gnubg's own arithmetic on this CPU (`--arithmetic native-rcp`)
+# and in the default one, and its wall time with every core.
 #
 # Usage: benches/compare-nply.sh          (needs /usr/games/gnubg)
 #        REPS=5 N=200 PLIES=2 PRUNE=1 benches/compare-nply.sh
@@ -29,7 +31,6 @@ trap 'rm -rf "$dir"' EXIT
 prune_flag=""
 [ "$prune" = 1 ] && prune_flag="--prune"
 
-now() { date +%s.%N; }
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # The first N reference positions of each class (gnubg's 0-ply evaluations,
@@ -40,46 +41,46 @@ for c in $classes; do
     nets/tests/fixtures/evals_public.tsv >"$dir/$c.txt"
 done
 
-gnubg_once() { # class → seconds per position
+gnubg_once() { # class → "wall cpu" seconds per position
   cat >"$dir/time.py" <<PY
 import gnubg, time
 ci = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
 ec = {'cubeful': 0, 'plies': $plies, 'deterministic': 1, 'prune': $prune, 'noise': 0.0}
 ids = [l.strip() for l in open('$dir/$1.txt')]
-start = time.time()
+start, cpu = time.time(), time.process_time()
 for pid in ids:
     gnubg.evaluate(gnubg.positionfromid(pid), ci, ec)
-print('SECONDS', (time.time() - start) / len(ids))
+print('SECONDS', (time.time() - start) / len(ids), (time.process_time() - cpu) / len(ids))
 PY
-  HOME="$dir" "$gnubg" -t -q -r -p "$dir/time.py" 2>/dev/null | awk '/^SECONDS/ { print $2 }'
+  HOME="$dir" "$gnubg" -t -q -r -p "$dir/time.py" 2>/dev/null | awk '/^SECONDS/ { print $2, $3 }'
 }
 
-ours_once() { # class threads arithmetic → seconds per position
-  local start end count
+ours_once() { # class threads arithmetic → "wall cpu" seconds per position
+  local count
   count=$(wc -l <"$dir/$1.txt")
-  start=$(now)
-  "$trainer" eval --plies "$plies" $prune_flag --threads "$2" --arithmetic "$3" <"$dir/$1.txt" >/dev/null
-  end=$(now)
-  echo "($end - $start) / $count" | bc -l
+  /usr/bin/time -f '%e %U %S' -o "$dir/t" \
+    "$trainer" eval --plies "$plies" $prune_flag --threads "$2" --arithmetic "$3" <"$dir/$1.txt" >/dev/null
+  awk -v n="$count" '{ printf "%.9f %.9f\n", $1 / n, ($2 + $3) / n }' "$dir/t"
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$plies-ply, prune=$prune, $n positions per class, $reps runs (medians), ms per position"
 echo
-echo "| class | gnubg 1.07 Python evaluate | bgkit 1 thread (native-rcp) | bgkit 1 thread (default) | bgkit $(nproc) threads (default) | speed-up per core | speed-up, all cores |"
-echo "|---|---|---|---|---|---|---|"
+echo "| class | gnubg 1.07 wall | gnubg 1.07 CPU | bgkit 1 thread CPU (native-rcp) | bgkit 1 thread CPU (default) | bgkit $(nproc) threads wall | speed-up per core (CPU) | speed-up, all cores (wall) |"
+echo "|---|---|---|---|---|---|---|---|"
 for c in $classes; do
-  g=""; o1=""; od=""; oa=""
+  gw=""; gc=""; o1=""; od=""; oa=""
   for i in $(seq "$reps"); do
-    g="$g $(gnubg_once "$c")"
-    o1="$o1 $(ours_once "$c" 1 native-rcp)"
-    od="$od $(ours_once "$c" 1 gnubg-fastmath)"
-    oa="$oa $(ours_once "$c" "$(nproc)" gnubg-fastmath)"
+    read -r w u < <(gnubg_once "$c"); gw="$gw $w"; gc="$gc $u"
+    read -r w u < <(ours_once "$c" 1 native-rcp); o1="$o1 $u"
+    read -r w u < <(ours_once "$c" 1 gnubg-fastmath); od="$od $u"
+    read -r w u < <(ours_once "$c" "$(nproc)" gnubg-fastmath); oa="$oa $w"
   done
-  gm=$(echo $g | tr ' ' '\n' | median)
+  gwm=$(echo $gw | tr ' ' '\n' | median)
+  gcm=$(echo $gc | tr ' ' '\n' | median)
   o1m=$(echo $o1 | tr ' ' '\n' | median)
   odm=$(echo $od | tr ' ' '\n' | median)
   oam=$(echo $oa | tr ' ' '\n' | median)
-  awk -v c="$c" -v g="$gm" -v a="$o1m" -v d="$odm" -v m="$oam" 'BEGIN {
-    printf "| %s | %.2f | %.2f | %.2f | %.2f | %.1fx | %.1fx |\n", tolower(c), 1000 * g, 1000 * a, 1000 * d, 1000 * m, g / d, g / m }'
+  awk -v c="$c" -v gw="$gwm" -v gc="$gcm" -v a="$o1m" -v d="$odm" -v m="$oam" 'BEGIN {
+    printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.1fx | %.1fx |\n", tolower(c), 1000 * gw, 1000 * gc, 1000 * a, 1000 * d, 1000 * m, gc / d, gw / m }'
 done

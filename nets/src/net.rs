@@ -17,8 +17,12 @@ pub struct Net {
     hidden_threshold: Vec<f32>,
     output_threshold: Vec<f32>,
     /// The hidden weights again, blocked for batched evaluation
-    /// ([`Net::blocked_hidden_weights`]); always equal to `hidden_weight`.
+    /// ([`Net::blocked_hidden_weights`]); equal to `hidden_weight` unless
+    /// `blocked_stale`.
     blocked: Vec<f32>,
+    /// Set by training steps that leave the blocked copy behind
+    /// ([`crate::train_net_deferred`]) until [`Net::refresh_blocked`].
+    blocked_stale: bool,
 }
 
 /// Hidden units per block of [`Net::blocked_hidden_weights`].
@@ -121,6 +125,7 @@ impl Net {
             hidden_threshold,
             output_threshold,
             blocked: Vec::new(),
+            blocked_stale: false,
         };
         net.rebuild_blocked();
         Ok(net)
@@ -135,14 +140,55 @@ impl Net {
     /// units `16b..16b+16` of every input row, row after row
     /// (`[(b * inputs + i) * 16 + u]`), padded with zeros past the last
     /// unit, so one block of every row is a contiguous 16·inputs floats.
+    ///
+    /// # Panics
+    /// If training steps left the copy stale ([`crate::train_net_deferred`]
+    /// without [`Net::refresh_blocked`] after it).
     pub fn blocked_hidden_weights(&self) -> &[f32] {
+        assert!(
+            !self.blocked_stale,
+            "the blocked weights are stale: call Net::refresh_blocked after training"
+        );
         &self.blocked
     }
 
+    /// Brings the blocked copy up to date after
+    /// [`crate::train_net_deferred`] steps (nothing to do otherwise).
+    pub fn refresh_blocked(&mut self) {
+        if self.blocked_stale {
+            self.rebuild_blocked();
+        }
+    }
+
+    /// Marks the blocked copy stale (hidden weights changed without it).
+    pub(crate) fn mark_blocked_stale(&mut self) {
+        self.blocked_stale = true;
+    }
+
+    /// The blocked copy made anew from the hidden weights, one block of
+    /// units per parallel task (rayon).
     fn rebuild_blocked(&mut self) {
-        let blocks = self.padded_hidden() / BLOCK_UNITS;
-        self.blocked = vec![0.0; blocks * self.inputs * BLOCK_UNITS];
-        self.sync_blocked_rows(0..self.inputs);
+        use rayon::prelude::*;
+        let (n, inputs) = (self.hidden, self.inputs);
+        let size = self.padded_hidden() / BLOCK_UNITS * inputs * BLOCK_UNITS;
+        if self.blocked.len() != size {
+            self.blocked = vec![0.0; size];
+        }
+        self.blocked_stale = false;
+        if inputs == 0 {
+            return;
+        }
+        let weights = &self.hidden_weight;
+        self.blocked
+            .par_chunks_mut(inputs * BLOCK_UNITS)
+            .enumerate()
+            .for_each(|(b, block)| {
+                let units = (n - b * BLOCK_UNITS).min(BLOCK_UNITS);
+                for (r, to) in block.chunks_exact_mut(BLOCK_UNITS).enumerate() {
+                    let from = r * n + b * BLOCK_UNITS;
+                    to[..units].copy_from_slice(&weights[from..from + units]);
+                }
+            });
     }
 
     /// Copies hidden-weight rows into the blocked layout.
@@ -150,9 +196,19 @@ impl Net {
         let (n, inputs) = (self.hidden, self.inputs);
         for r in rows {
             let row = &self.hidden_weight[r * n..(r + 1) * n];
-            for (b, chunk) in row.chunks(BLOCK_UNITS).enumerate() {
+            let mut chunks = row.chunks_exact(BLOCK_UNITS);
+            // Whole blocks as fixed-size copies (inlined, no call per block).
+            for (b, chunk) in (&mut chunks).enumerate() {
                 let at = (b * inputs + r) * BLOCK_UNITS;
-                self.blocked[at..at + chunk.len()].copy_from_slice(chunk);
+                let to: &mut [f32; BLOCK_UNITS] = (&mut self.blocked[at..at + BLOCK_UNITS])
+                    .try_into()
+                    .expect("a block is BLOCK_UNITS long");
+                *to = chunk.try_into().expect("chunks_exact");
+            }
+            let rest = chunks.remainder();
+            if !rest.is_empty() {
+                let at = ((n / BLOCK_UNITS) * inputs + r) * BLOCK_UNITS;
+                self.blocked[at..at + rest.len()].copy_from_slice(rest);
             }
         }
     }
@@ -346,6 +402,12 @@ impl Nets {
     /// Mutable access to one net (for training).
     pub fn get_mut(&mut self, kind: NetKind) -> &mut Net {
         &mut self.nets[kind as usize]
+    }
+
+    /// Each of the six nets, mutable, in file order ([`NetKind::ALL`]), so
+    /// nets can be trained side by side.
+    pub fn each_mut(&mut self) -> [&mut Net; 6] {
+        self.nets.each_mut()
     }
 
     /// All six in file order.

@@ -111,13 +111,28 @@ impl Adam {
     /// Moves `net` by learning rate `rate` along `grad`, a sum of
     /// per-sample steps over `samples` samples (their mean is the gradient).
     pub fn step(&mut self, net: &mut Net, grad: &Gradient, samples: usize, rate: f32) {
-        assert_eq!(grad.len(), self.first.len(), "gradient of another shape");
+        self.step_sum(net, std::slice::from_ref(grad), samples, rate);
+    }
+
+    /// [`Adam::step`] along the sum of `grads` (of one shape, at least
+    /// one), each component summed in the order of `grads`: the step of
+    /// `grads[0]` after adding the others to it one by one, the same bits.
+    /// Every component is independent, so ranges of them run in parallel
+    /// (rayon), with the same bits on any number of threads.
+    pub fn step_sum(&mut self, net: &mut Net, grads: &[Gradient], samples: usize, rate: f32) {
+        use rayon::prelude::*;
+        /// Components per parallel task.
+        const RANGE: usize = 4096;
+        assert!(!grads.is_empty(), "no gradient to step along");
+        for g in grads {
+            assert_eq!(g.len(), self.first.len(), "gradient of another shape");
+        }
         self.steps += 1;
         let t = self.steps.min(i32::MAX as u64) as i32;
         let correct1 = 1.0 - ADAM_BETA1.powi(t);
         let correct2 = 1.0 - ADAM_BETA2.powi(t);
         let mean = 1.0 / samples.max(1) as f32;
-        let (first, second) = (&mut self.first, &mut self.second);
+        let (mut first, mut second) = (&mut self.first[..], &mut self.second[..]);
         net.update(|p| {
             let params = [
                 p.hidden_weights,
@@ -125,18 +140,29 @@ impl Adam {
                 p.hidden_thresholds,
                 p.output_thresholds,
             ];
-            let grads = grad.parts();
-            let mut at = 0;
-            for (param, g) in params.into_iter().zip(grads) {
-                for (w, &gi) in param.iter_mut().zip(g) {
-                    let gi = gi * mean;
-                    let m = &mut first[at];
-                    let v = &mut second[at];
-                    *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * gi;
-                    *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * gi * gi;
-                    *w += rate * (*m / correct1) / ((*v / correct2).sqrt() + ADAM_EPSILON);
-                    at += 1;
-                }
+            for (part, param) in params.into_iter().enumerate() {
+                let (m_part, m_rest) = std::mem::take(&mut first).split_at_mut(param.len());
+                let (v_part, v_rest) = std::mem::take(&mut second).split_at_mut(param.len());
+                (first, second) = (m_rest, v_rest);
+                let sums: Vec<&[f32]> = grads.iter().map(|g| g.parts()[part]).collect();
+                param
+                    .par_chunks_mut(RANGE)
+                    .zip(m_part.par_chunks_mut(RANGE))
+                    .zip(v_part.par_chunks_mut(RANGE))
+                    .enumerate()
+                    .for_each(|(c, ((ws, ms), vs))| {
+                        let at = c * RANGE;
+                        for (e, ((w, m), v)) in ws.iter_mut().zip(ms).zip(vs).enumerate() {
+                            let mut sum = sums[0][at + e];
+                            for g in &sums[1..] {
+                                sum += g[at + e];
+                            }
+                            let gi = sum * mean;
+                            *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * gi;
+                            *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * gi * gi;
+                            *w += rate * (*m / correct1) / ((*v / correct2).sqrt() + ADAM_EPSILON);
+                        }
+                    });
             }
         });
     }
@@ -205,6 +231,36 @@ mod tests {
         let h = net.hidden();
         assert!(grad.hidden_weights[h..2 * h].iter().all(|&g| g == 0.0));
         assert!(grad.hidden_weights[..h].iter().any(|&g| g != 0.0));
+    }
+
+    /// A step along several gradients is the step along their sum added
+    /// up in order, bit for bit (the minibatch trainer's chunks).
+    #[test]
+    fn a_step_along_several_gradients_is_the_step_along_their_sum() {
+        let net = small_net();
+        let mut s = TrainScratch::default();
+        let grads: Vec<Gradient> = SAMPLES
+            .iter()
+            .chain(SAMPLES.iter().rev())
+            .map(|(x, t)| {
+                let mut g = Gradient::zeros(&net);
+                accumulate_gradient(&net, x, t, Arithmetic::Ieee, Simd::Auto, &mut s, &mut g);
+                g
+            })
+            .collect();
+        let mut sum = grads[0].clone();
+        for g in &grads[1..] {
+            sum.add(g);
+        }
+        let (mut one, mut many) = (net.clone(), net.clone());
+        let (mut adam_one, mut adam_many) = (Adam::new(&net), Adam::new(&net));
+        for _ in 0..3 {
+            adam_one.step(&mut one, &sum, 4, 0.01);
+            adam_many.step_sum(&mut many, &grads, 4, 0.01);
+        }
+        assert_ne!(one, net);
+        assert_eq!(one, many);
+        assert_eq!(adam_one, adam_many);
     }
 
     #[test]

@@ -40,6 +40,39 @@ pub fn train_net(
     simd: Simd,
     scratch: &mut TrainScratch,
 ) -> Probabilities {
+    let y = step_net(net, x, target, alpha, arith, simd, scratch);
+    net.sync_blocked_rows((0..x.len()).filter(|&i| x[i] != 0.0));
+    y
+}
+
+/// [`train_net`] without bringing the net's blocked copy of its hidden
+/// weights up to date: the same step, the same bits. For many steps in a
+/// row (the copy is refreshed once after them): batched evaluation with
+/// the net panics until [`Net::refresh_blocked`] has run.
+pub fn train_net_deferred(
+    net: &mut Net,
+    x: &[f32],
+    target: &Probabilities,
+    alpha: f32,
+    arith: Arithmetic,
+    simd: Simd,
+    scratch: &mut TrainScratch,
+) -> Probabilities {
+    let y = step_net(net, x, target, alpha, arith, simd, scratch);
+    net.mark_blocked_stale();
+    y
+}
+
+/// The step of [`train_net`] on the net's own weights (not its blocked copy).
+fn step_net(
+    net: &mut Net,
+    x: &[f32],
+    target: &Probabilities,
+    alpha: f32,
+    arith: Arithmetic,
+    simd: Simd,
+    scratch: &mut TrainScratch,
+) -> Probabilities {
     let (y, delta_o) = backprop(net, x, target, alpha, arith, simd, scratch);
     let n_hidden = net.hidden();
     let h = &scratch.hidden[..];
@@ -70,7 +103,6 @@ pub fn train_net(
     for (b, &s) in b_hidden.iter_mut().zip(&scratch.step) {
         *b += s;
     }
-    net.sync_blocked_rows((0..x.len()).filter(|&i| x[i] != 0.0));
     y
 }
 
@@ -170,14 +202,45 @@ impl Evaluator {
         scratch: &mut Scratch,
         train: &mut TrainScratch,
     ) -> Option<NetKind> {
-        let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
+        let (kind, t) = self.prepare_step(board, class, target, &mut scratch.net.inputs)?;
+        let n = self.nets.get(kind).inputs();
+        self.train_prepared(kind, &scratch.net.inputs[..n], &t, alpha, train);
+        Some(kind)
+    }
+
+    /// The part of [`Evaluator::train`] that does not depend on the
+    /// weights: `board`'s inputs for its class's net into `inputs` (at
+    /// least as long as that net's inputs) and the sanity-checked target.
+    /// `None` for classes evaluated without a net. Work that many threads
+    /// can do before the steps, which must run one after another.
+    pub fn prepare_step(
+        &self,
+        board: &Board,
+        class: Class,
+        target: &Probabilities,
+        inputs: &mut [f32],
+    ) -> Option<(NetKind, Probabilities)> {
+        let kind = self.inputs(board, class, inputs)?;
         let mut t = *target;
         sanity_check(board, &mut t, self.bearoff());
+        Some((kind, t))
+    }
+
+    /// The rest of [`Evaluator::train`]: net `kind` moves by `alpha`
+    /// towards the prepared `target` for the prepared `inputs`
+    /// ([`Evaluator::prepare_step`]), so the two together are exactly
+    /// [`Evaluator::train`].
+    pub fn train_prepared(
+        &mut self,
+        kind: NetKind,
+        inputs: &[f32],
+        target: &Probabilities,
+        alpha: f32,
+        train: &mut TrainScratch,
+    ) {
         let (arith, simd) = (self.arithmetic(), self.simd());
         let net = self.nets_mut().get_mut(kind);
-        let n = net.inputs();
-        train_net(net, &scratch.net.inputs[..n], &t, alpha, arith, simd, train);
-        Some(kind)
+        train_net(net, inputs, target, alpha, arith, simd, train);
     }
 
     /// [`Evaluator::train`]'s step as a gradient: adds the negative gradient
@@ -253,6 +316,57 @@ pub(crate) mod tests {
         }
         let after = error(&outputs(&net, &x), &t);
         assert!(after < before / 10.0, "{before} -> {after}");
+    }
+
+    /// A net with several blocks of hidden units, the last one partial.
+    fn wide_net() -> Net {
+        let shape = NetShape {
+            inputs: 6,
+            hidden: 40,
+            outputs: 5,
+            beta_hidden: 0.1,
+            beta_output: 1.0,
+        };
+        let values = (0..shape.values())
+            .map(|k| ((k * 7919 % 103) as f32 - 51.0) / 100.0)
+            .collect();
+        Net::from_values(shape, values).unwrap()
+    }
+
+    /// Steps whose blocked copy is refreshed once at the end leave the
+    /// net exactly as steps that keep it up to date, and batched
+    /// evaluation refuses the net while the copy is stale.
+    #[test]
+    fn deferred_steps_then_a_refresh_equal_synced_steps() {
+        let samples = [
+            ([1.0, 0.0, 0.5, 1.0, 0.0, 0.25], [0.9, 0.3, 0.05, 0.1, 0.01]),
+            ([0.0, 1.0, 0.0, 0.5, 1.0, 0.0], [0.2, 0.05, 0.0, 0.6, 0.2]),
+            ([0.0, 0.0, 1.0, 0.0, 0.0, 1.0], [0.5, 0.1, 0.0, 0.2, 0.0]),
+        ];
+        let (mut synced, mut deferred) = (wide_net(), wide_net());
+        let mut s = TrainScratch::default();
+        for (x, t) in samples.iter().cycle().take(30) {
+            let a = train_net(&mut synced, x, t, 0.3, Arithmetic::Ieee, Simd::Auto, &mut s);
+            let b = train_net_deferred(
+                &mut deferred,
+                x,
+                t,
+                0.3,
+                Arithmetic::Ieee,
+                Simd::Auto,
+                &mut s,
+            );
+            assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits));
+        }
+        assert_ne!(synced, wide_net(), "the steps changed the net");
+        let stale = std::panic::catch_unwind(|| deferred.blocked_hidden_weights().len());
+        assert!(stale.is_err(), "a stale blocked copy is refused");
+        deferred.refresh_blocked();
+        assert_eq!(deferred, synced);
+        assert_eq!(
+            deferred.blocked_hidden_weights(),
+            synced.blocked_hidden_weights()
+        );
     }
 
     #[test]

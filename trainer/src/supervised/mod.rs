@@ -285,13 +285,9 @@ pub fn train_epoch_adam(
                     }
                 },
             );
-        let (sum, rest) = grads.split_at_mut(1);
-        for g in &rest[..used - 1] {
-            sum[0].add(g);
-        }
-        adam.step(
+        adam.step_sum(
             eval.nets_mut().get_mut(kind),
-            &sum[0],
+            &grads[..used],
             positions.len(),
             rate,
         );

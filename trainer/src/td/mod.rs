@@ -10,7 +10,7 @@ use crate::play::game::game_dice;
 use crate::play::game::Player;
 use crate::play::matches::{play_match, DiceMode, MatchError};
 use board::{invert, Board, Dice, Probabilities};
-use nets::{Class, Evaluator, Scratch, TrainScratch};
+use nets::{train_net_deferred, Class, Evaluator, NetKind, Scratch, TrainScratch};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -170,6 +170,44 @@ struct Sample {
     target: Probabilities,
 }
 
+/// A game's samples made ready for training: the steps of the samples
+/// whose class has a net, each with its inputs (`stride` floats apart in
+/// `inputs`) and sanity-checked target.
+struct PreparedGame {
+    steps: Vec<PreparedStep>,
+    inputs: Vec<f32>,
+    stride: usize,
+}
+
+/// One prepared step: the net and the target.
+struct PreparedStep {
+    kind: NetKind,
+    target: Probabilities,
+}
+
+impl PreparedGame {
+    fn new(eval: &Evaluator, samples: &[Sample]) -> PreparedGame {
+        let stride = NetKind::Contact.inputs().max(NetKind::Race.inputs());
+        let mut inputs = vec![0f32; stride * samples.len()];
+        let mut steps = Vec::with_capacity(samples.len());
+        for sample in samples {
+            let at = steps.len() * stride;
+            let out = &mut inputs[at..at + stride];
+            if let Some((kind, target)) =
+                eval.prepare_step(&sample.board, sample.class, &sample.target, out)
+            {
+                steps.push(PreparedStep { kind, target });
+            }
+        }
+        inputs.truncate(steps.len() * stride);
+        PreparedGame {
+            steps,
+            inputs,
+            stride,
+        }
+    }
+}
+
 /// The dice tag of training games.
 const TRAIN_TAG: u32 = 0x7D;
 /// The dice seed of learning-curve matches (the same dice at every point,
@@ -271,7 +309,8 @@ pub struct TdTrainer {
     settings: TdSettings,
     progress: TdProgress,
     scratch: Scratch,
-    train: TrainScratch,
+    /// One per trained net (contact, race, crashed).
+    train: [TrainScratch; 3],
     last_point: Option<(u64, std::time::Instant)>,
 }
 
@@ -284,7 +323,7 @@ impl TdTrainer {
             settings,
             progress,
             scratch,
-            train: TrainScratch::default(),
+            train: Default::default(),
             last_point: None,
         }
     }
@@ -323,7 +362,7 @@ impl TdTrainer {
             &sample.target,
             alpha,
             &mut self.scratch,
-            &mut self.train,
+            &mut self.train[c],
         );
         if trained.is_some() {
             self.progress.trained[c] += 1;
@@ -359,20 +398,51 @@ impl TdTrainer {
     }
 
     /// Games `first..first + count` played in parallel against the current
-    /// weights, then trained in game order.
+    /// weights, then trained in game order. Each game's inputs and
+    /// sanity-checked targets (which do not depend on the weights) are
+    /// prepared in parallel too, and the contact, race and crashed nets
+    /// learn side by side: each net takes its own positions in game order
+    /// with its own annealed rate, exactly the steps of
+    /// [`Self::train_sample`] on each sample in turn (a step changes only
+    /// its own net). Each net's blocked copy of its weights, which only
+    /// the games use, is brought up to date once at the end.
     fn train_batch(&mut self, first: u64, count: u64) {
         let (seed, lambda) = (self.settings.seed, self.settings.lambda);
         let eval = &self.eval;
-        let games: Vec<Vec<Sample>> = (first..first + count)
+        let games: Vec<PreparedGame> = (first..first + count)
             .into_par_iter()
             .map_init(
                 || eval.scratch(),
-                |s, g| play_training_game(eval, seed, g, lambda, s),
+                |s, g| PreparedGame::new(eval, &play_training_game(eval, seed, g, lambda, s)),
             )
             .collect();
-        for s in games.iter().flatten() {
-            self.train_sample(s);
-        }
+        let (arith, simd) = (self.eval.arithmetic(), self.eval.simd());
+        let (alpha, anneal) = (self.settings.alpha, self.settings.anneal);
+        let [contact, race, crashed, ..] = self.eval.nets_mut().each_mut();
+        let [n0, n1, n2] = &mut self.progress.trained;
+        let [s0, s1, s2] = &mut self.train;
+        let streams = [
+            (NetKind::Contact, contact, n0, s0),
+            (NetKind::Race, race, n1, s1),
+            (NetKind::Crashed, crashed, n2, s2),
+        ];
+        streams
+            .into_par_iter()
+            .for_each(|(kind, net, trained, scratch)| {
+                for game in &games {
+                    for (k, step) in game.steps.iter().enumerate() {
+                        if step.kind != kind {
+                            continue;
+                        }
+                        let at = k * game.stride;
+                        let inputs = &game.inputs[at..at + kind.inputs()];
+                        let rate = annealed_alpha(alpha, anneal, *trained);
+                        train_net_deferred(net, inputs, &step.target, rate, arith, simd, scratch);
+                        *trained += 1;
+                    }
+                }
+                net.refresh_blocked();
+            });
     }
 
     /// Plays the learning-curve match and records the point.

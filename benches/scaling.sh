@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Thread scaling of the training loop's parallel commands: each job runs
+# with --threads 1 and with --threads 2 (REPS times each, alternating), and
+# the table gives the medians of wall time and the speed-up. The jobs'
+# outputs are compared byte for byte between the thread counts.
+#
+# Jobs (gnubg's weights, small sizes so the whole run takes a few minutes):
+#   td       trainer td, 4,000 games in batches of 20 games
+#   label    trainer db label eval --plies 2 --prune on about 900 positions
+#   rollout  trainer db rollout --trials 1296 on 4 contact positions
+#   adam     trainer train --optimizer adam, 20 epochs on about 17,000
+#            contact positions (labelled at 0 ply)
+#
+# Usage: benches/scaling.sh            REPS=5 benches/scaling.sh
+#        JOBS="td adam" benches/scaling.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps="${REPS:-3}"
+jobs="${JOBS:-td label rollout adam}"
+weights="${WEIGHTS:-/usr/lib/gnubg/gnubg.wd}"
+cargo build --release -q -p trainer
+trainer="${CARGO_TARGET_DIR:-$PWD/target}/release/trainer"
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+now() { date +%s.%N; }
+
+# The positions: 0-ply self-play positions, a few hundred labelled at 2 plies.
+"$trainer" db generate -q 2>/dev/null --weights "$weights" --games 100 --threshold 0.02 --seed 7 -o all.db
+"$trainer" db split all.db --holdout 0.5 --seed 1 -o rest.db -o some.db >/dev/null
+cp some.db labelled.db
+"$trainer" db label eval -q labelled.db --weights "$weights" --plies 2 --prune
+"$trainer" db split all.db --holdout 0.01 --seed 2 -o big.db -o few.db >/dev/null
+# Adam's positions: many more, labelled by the 0-ply evaluation (cheap).
+"$trainer" db generate -q 2>/dev/null --weights "$weights" --games 1000 --threshold 0.02 --seed 8 -o adam.db
+"$trainer" db label eval -q adam.db --weights "$weights" --plies 0
+
+run() { # job threads → its command, run in a fresh copy; prints seconds
+  local job=$1 t=$2 start end
+  rm -rf "run$t" && mkdir "run$t" && cd "run$t"
+  case $job in
+    label) cp ../some.db in.db ;;
+    rollout) cp ../few.db in.db ;;
+  esac
+  start=$(now)
+  case $job in
+    td) "$trainer" td -q --weights "$weights" -o out.wd --games 4000 --batch-games 20 --seed 3 --checkpoint-every 0 --eval-every 0 --threads "$t" ;;
+    label) "$trainer" db label eval -q in.db --weights "$weights" --plies 2 --prune --threads "$t" ;;
+    rollout) "$trainer" db rollout -q in.db --weights "$weights" --trials 1296 --seed 5 --threads "$t" ;;
+    adam) "$trainer" train -q --db ../adam.db --class contact --weights "$weights" -o out.wd --optimizer adam --alpha-start 0.001 --alpha-low 0.0001 --epochs 20 --seed 4 --threads "$t" ;;
+  esac >/dev/null
+  end=$(now)
+  cd ..
+  echo "$end - $start" | bc -l
+}
+
+digest() { (cd "run$1" && find . -type f ! -name '*.json' -print0 | sort -z | xargs -0 md5sum); }
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg); $reps runs each (medians)"
+echo
+echo "| job | 1 thread | 2 threads | speed-up | same bytes |"
+echo "|---|---|---|---|---|"
+for job in $jobs; do
+  one=""; two=""
+  for i in $(seq "$reps"); do
+    one="$one $(run "$job" 1)"
+    two="$two $(run "$job" 2)"
+  done
+  same=no
+  [ "$(digest 1)" = "$(digest 2)" ] && same=yes
+  m1=$(echo $one | tr ' ' '\n' | median)
+  m2=$(echo $two | tr ' ' '\n' | median)
+  printf '| %s | %.2f s | %.2f s | %.2f× | %s |\n' "$job" "$m1" "$m2" "$(echo "$m1 / $m2" | bc -l)" "$same"
+done
