@@ -13,13 +13,18 @@
 #
 # Usage: benches/scaling.sh            REPS=5 benches/scaling.sh
 #        JOBS="td adam" benches/scaling.sh
+#        TRAINER=/path/to/older/trainer benches/scaling.sh   (another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps="${REPS:-3}"
 jobs="${JOBS:-td label rollout adam}"
 weights="${WEIGHTS:-/usr/lib/gnubg/gnubg.wd}"
-cargo build --release -q -p trainer
-trainer="${CARGO_TARGET_DIR:-$PWD/target}/release/trainer"
+if [ -n "${TRAINER:-}" ]; then
+  trainer="$(realpath "$TRAINER")"
+else
+  cargo build --release -q -p trainer
+  trainer="${CARGO_TARGET_DIR:-$PWD/target}/release/trainer"
+fi
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
