@@ -185,10 +185,42 @@ fn targets(r: &Record, ignore_bg: bool) -> Probabilities {
     t
 }
 
+/// The positions of a run with their boards decoded once (an epoch meets
+/// every position, and decoding its ID again each time cost about a sixth
+/// of an Adam epoch). A record whose key is not a position has no board
+/// and is skipped, as before.
+pub struct TrainingSet {
+    records: Vec<Record>,
+    boards: Vec<Option<Board>>,
+}
+
+impl TrainingSet {
+    /// The set of `records`, their boards decoded in parallel.
+    pub fn new(records: Vec<Record>) -> TrainingSet {
+        use rayon::prelude::*;
+        let boards = records
+            .par_iter()
+            .map(|r| Board::from_id_bytes(&r.key).ok())
+            .collect();
+        TrainingSet { records, boards }
+    }
+
+    /// The records, in database order.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// Record `k` and its board (`None` if its key is not a position).
+    #[inline]
+    pub fn get(&self, k: usize) -> Option<(&Record, &Board)> {
+        Some((&self.records[k], self.boards[k].as_ref()?))
+    }
+}
+
 /// One epoch: every position in `order` trained with `alpha`.
 pub fn train_epoch(
     eval: &mut Evaluator,
-    records: &[Record],
+    set: &TrainingSet,
     order: &[u32],
     alpha: f32,
     schedule: &Schedule,
@@ -197,14 +229,13 @@ pub fn train_epoch(
     let mut train = TrainScratch::default();
     let mut inputs = vec![0f32; nets::inputs::MAX_INPUTS];
     for &k in order {
-        let r = &records[k as usize];
-        let Ok(board) = Board::from_id_bytes(&r.key) else {
+        let Some((r, board)) = set.get(k as usize) else {
             continue;
         };
         let t = targets(r, schedule.ignore_bg);
         if schedule.prune {
             let kind = net_kind(r.class(), true);
-            nets::inputs::base_inputs(&board, &mut inputs[..nets::inputs::BASE_INPUTS]);
+            nets::inputs::base_inputs(board, &mut inputs[..nets::inputs::BASE_INPUTS]);
             let (arith, simd) = (eval.arithmetic(), eval.simd());
             let net = eval.nets_mut().get_mut(kind);
             nets::train_net(
@@ -217,7 +248,7 @@ pub fn train_epoch(
                 &mut train,
             );
         } else {
-            eval.train(&board, r.class(), &t, alpha, &mut scratch, &mut train);
+            eval.train(board, r.class(), &t, alpha, &mut scratch, &mut train);
         }
     }
 }
@@ -232,7 +263,7 @@ const GRADIENT_CHUNK: usize = 64;
 /// chunks in order) moving the net by `adam` with learning rate `rate`.
 pub fn train_epoch_adam(
     eval: &mut Evaluator,
-    records: &[Record],
+    set: &TrainingSet,
     order: &[u32],
     rate: f32,
     schedule: &Schedule,
@@ -240,7 +271,7 @@ pub fn train_epoch_adam(
     batch: usize,
 ) {
     use rayon::prelude::*;
-    let Some(first) = records.first() else {
+    let Some(first) = set.records().first() else {
         return;
     };
     let kind = net_kind(first.class(), schedule.prune);
@@ -263,13 +294,12 @@ pub fn train_epoch_adam(
                 |(scratch, train, base), (chunk, grad)| {
                     grad.clear();
                     for &k in chunk {
-                        let r = &records[k as usize];
-                        let Ok(board) = Board::from_id_bytes(&r.key) else {
+                        let Some((r, board)) = set.get(k as usize) else {
                             continue;
                         };
                         let t = targets(r, schedule.ignore_bg);
                         if schedule.prune {
-                            nets::inputs::base_inputs(&board, base);
+                            nets::inputs::base_inputs(board, base);
                             nets::accumulate_gradient(
                                 shared.nets().get(kind),
                                 base,
@@ -280,7 +310,7 @@ pub fn train_epoch_adam(
                                 grad,
                             );
                         } else {
-                            shared.accumulate_gradient(&board, r.class(), &t, scratch, train, grad);
+                            shared.accumulate_gradient(board, r.class(), &t, scratch, train, grad);
                         }
                     }
                 },
@@ -297,20 +327,22 @@ pub fn train_epoch_adam(
 /// gnubg-nn's `errors()`: the RMS and maximum equity error (without
 /// backgammons if `ignore_bg`) of the 0-ply evaluator (the pruning net's
 /// evaluation if `prune`) over the records.
-pub fn errors(eval: &Evaluator, records: &[Record], schedule: &Schedule) -> (f64, f64) {
+pub fn errors(eval: &Evaluator, set: &TrainingSet, schedule: &Schedule) -> (f64, f64) {
     use rayon::prelude::*;
-    let errs: Vec<f64> = records
+    let errs: Vec<f64> = set
+        .records
         .par_iter()
+        .zip(&set.boards)
         .map_init(
             || eval.scratch(),
-            |s, r| {
-                let Ok(board) = Board::from_id_bytes(&r.key) else {
+            |s, (r, board)| {
+                let Some(board) = board else {
                     return 0.0;
                 };
                 let out = if schedule.prune {
-                    eval.evaluate_pruning_net(&board, r.class(), s)
+                    eval.evaluate_pruning_net(board, r.class(), s)
                 } else {
-                    eval.evaluate(&board, s).outputs
+                    eval.evaluate(board, s).outputs
                 };
                 let (eq, nobg) = position_errors(&out, &targets(r, schedule.ignore_bg));
                 if schedule.ignore_bg {

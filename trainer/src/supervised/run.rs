@@ -6,7 +6,7 @@ use crate::positions::db::Record;
 use crate::supervised::pareto::{save_name, ParetoFront, SaveName};
 use crate::supervised::{
     after_epoch, after_errors, errors, net_kind, permutation, train_epoch, train_epoch_adam,
-    Optimizer, Schedule, ScheduleState,
+    Optimizer, Schedule, ScheduleState, TrainingSet,
 };
 use nets::{Adam, Evaluator, NetKind, Nets};
 
@@ -73,7 +73,7 @@ pub enum SupervisedError {
 /// schedule and where it stands.
 pub struct SupervisedTrainer {
     eval: Evaluator,
-    records: Vec<Record>,
+    set: TrainingSet,
     schedule: Schedule,
     state: ScheduleState,
     curve: Vec<CurvePoint>,
@@ -96,7 +96,7 @@ impl SupervisedTrainer {
         let order = permutation(schedule.seed, state.shuffles - 1, records.len());
         let mut trainer = SupervisedTrainer {
             eval,
-            records,
+            set: TrainingSet::new(records),
             schedule,
             state,
             curve,
@@ -122,7 +122,7 @@ impl SupervisedTrainer {
 
     /// The training positions.
     pub fn records(&self) -> &[Record] {
-        &self.records
+        self.set.records()
     }
 
     /// The schedule's settings.
@@ -143,7 +143,8 @@ impl SupervisedTrainer {
     /// The trained net.
     pub fn kind(&self) -> NetKind {
         let class = self
-            .records
+            .set
+            .records()
             .first()
             .map_or(nets::Class::Contact, Record::class);
         net_kind(class, self.schedule.prune)
@@ -168,7 +169,7 @@ impl SupervisedTrainer {
     /// Measures the errors, records them, offers the net to the Pareto
     /// front and takes the schedule's step.
     fn measure(&mut self, hooks: &mut dyn SupervisedHooks) -> std::io::Result<()> {
-        let (er, mx) = errors(&self.eval, &self.records, &self.schedule);
+        let (er, mx) = errors(&self.eval, &self.set, &self.schedule);
         let epochs = self.state.epochs;
         self.curve.retain(|c| c.0 < epochs);
         self.curve.push((epochs, self.state.alpha, er, mx));
@@ -185,7 +186,7 @@ impl SupervisedTrainer {
             self.order = permutation(
                 self.schedule.seed,
                 self.state.shuffles - 1,
-                self.records.len(),
+                self.set.records().len(),
             );
         }
         hooks.progress(&self.state, er, mx);
@@ -214,7 +215,7 @@ impl SupervisedTrainer {
             match (self.schedule.optimizer, self.adam.as_mut()) {
                 (Optimizer::Adam { batch }, Some(adam)) => train_epoch_adam(
                     &mut self.eval,
-                    &self.records,
+                    &self.set,
                     &self.order,
                     alpha,
                     &self.schedule,
@@ -223,7 +224,7 @@ impl SupervisedTrainer {
                 ),
                 _ => train_epoch(
                     &mut self.eval,
-                    &self.records,
+                    &self.set,
                     &self.order,
                     alpha,
                     &self.schedule,
