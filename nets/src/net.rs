@@ -165,30 +165,14 @@ impl Net {
         self.blocked_stale = true;
     }
 
-    /// The blocked copy made anew from the hidden weights, one block of
-    /// units per parallel task (rayon).
+    /// The blocked copy made anew from the hidden weights.
     fn rebuild_blocked(&mut self) {
-        use rayon::prelude::*;
-        let (n, inputs) = (self.hidden, self.inputs);
-        let size = self.padded_hidden() / BLOCK_UNITS * inputs * BLOCK_UNITS;
+        let size = self.padded_hidden() / BLOCK_UNITS * self.inputs * BLOCK_UNITS;
         if self.blocked.len() != size {
             self.blocked = vec![0.0; size];
         }
         self.blocked_stale = false;
-        if inputs == 0 {
-            return;
-        }
-        let weights = &self.hidden_weight;
-        self.blocked
-            .par_chunks_mut(inputs * BLOCK_UNITS)
-            .enumerate()
-            .for_each(|(b, block)| {
-                let units = (n - b * BLOCK_UNITS).min(BLOCK_UNITS);
-                for (r, to) in block.chunks_exact_mut(BLOCK_UNITS).enumerate() {
-                    let from = r * n + b * BLOCK_UNITS;
-                    to[..units].copy_from_slice(&weights[from..from + units]);
-                }
-            });
+        self.sync_blocked_rows(0..self.inputs);
     }
 
     /// Copies hidden-weight rows into the blocked layout.

@@ -203,8 +203,10 @@ impl Evaluator {
         train: &mut TrainScratch,
     ) -> Option<NetKind> {
         let (kind, t) = self.prepare_step(board, class, target, &mut scratch.net.inputs)?;
-        let n = self.nets.get(kind).inputs();
-        self.train_prepared(kind, &scratch.net.inputs[..n], &t, alpha, train);
+        let (arith, simd) = (self.arithmetic(), self.simd());
+        let net = self.nets_mut().get_mut(kind);
+        let n = net.inputs();
+        train_net(net, &scratch.net.inputs[..n], &t, alpha, arith, simd, train);
         Some(kind)
     }
 
@@ -224,23 +226,6 @@ impl Evaluator {
         let mut t = *target;
         sanity_check(board, &mut t, self.bearoff());
         Some((kind, t))
-    }
-
-    /// The rest of [`Evaluator::train`]: net `kind` moves by `alpha`
-    /// towards the prepared `target` for the prepared `inputs`
-    /// ([`Evaluator::prepare_step`]), so the two together are exactly
-    /// [`Evaluator::train`].
-    pub fn train_prepared(
-        &mut self,
-        kind: NetKind,
-        inputs: &[f32],
-        target: &Probabilities,
-        alpha: f32,
-        train: &mut TrainScratch,
-    ) {
-        let (arith, simd) = (self.arithmetic(), self.simd());
-        let net = self.nets_mut().get_mut(kind);
-        train_net(net, inputs, target, alpha, arith, simd, train);
     }
 
     /// [`Evaluator::train`]'s step as a gradient: adds the negative gradient
@@ -280,9 +265,14 @@ pub(crate) mod tests {
 
     /// A 6-8-5 net with fixed, varied weights.
     pub(crate) fn small_net() -> Net {
+        varied_net(8)
+    }
+
+    /// A 6-`hidden`-5 net with fixed, varied weights.
+    fn varied_net(hidden: usize) -> Net {
         let shape = NetShape {
             inputs: 6,
-            hidden: 8,
+            hidden,
             outputs: 5,
             beta_hidden: 0.1,
             beta_output: 1.0,
@@ -320,17 +310,7 @@ pub(crate) mod tests {
 
     /// A net with several blocks of hidden units, the last one partial.
     fn wide_net() -> Net {
-        let shape = NetShape {
-            inputs: 6,
-            hidden: 40,
-            outputs: 5,
-            beta_hidden: 0.1,
-            beta_output: 1.0,
-        };
-        let values = (0..shape.values())
-            .map(|k| ((k * 7919 % 103) as f32 - 51.0) / 100.0)
-            .collect();
-        Net::from_values(shape, values).unwrap()
+        varied_net(40)
     }
 
     /// Steps whose blocked copy is refreshed once at the end leave the
