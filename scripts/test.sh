@@ -3,7 +3,8 @@
 # clippy, documentation, then every test. Installs what the tests need
 # (gnubg 1.07 for the differential tests, DejaVu fonts for the charts,
 # NumPy for the weights interchange test, Open Sage for the engine duels,
-# rustfmt and clippy) when missing.
+# Slurm and munge for the test that runs a round on a one-node cluster it
+# starts itself, rustfmt and clippy) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,10 +12,12 @@ sudo_cmd=""
 if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 if [ ! -x /usr/games/makebearoff ] || [ ! -e /usr/lib/gnubg/gnubg.wd ] ||
    [ ! -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] ||
-   ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+   ! /usr/bin/python3 -c 'import numpy' 2>/dev/null ||
+   [ ! -x /usr/sbin/slurmctld ] || [ ! -x /usr/sbin/slurmd ] ||
+   [ ! -x /usr/bin/sbatch ] || [ ! -x /usr/sbin/munged ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get update -qq
-  $sudo_cmd apt-get install -y -qq gnubg fonts-dejavu-core python3-numpy >/dev/null
+  $sudo_cmd apt-get install -y -qq gnubg fonts-dejavu-core python3-numpy slurm-wlm munge >/dev/null
 fi
 # Open Sage (PyPI `bgsage`, pinned) for the engine duel tests, in a virtual
 # environment of its own under target/ (python3-venv from Debian if the

@@ -6,7 +6,9 @@ use anyhow::{anyhow, Context, Result};
 use clap::{Args, Parser};
 use std::path::PathBuf;
 use support::cli::Outcome;
+use trainer::pipeline::slurm::{self, script::JobOptions, Layout};
 use trainer::pipeline::{self, ledger, Plan, Round, RoundEnd, StageEvent, Status};
+use trainer::rollouts::job::Shard;
 
 /// Arguments of `trainer round`.
 #[derive(Args, Debug)]
@@ -24,6 +26,72 @@ pub struct RoundArgs {
     /// by hand, in shards on other machines, and the round run again.
     #[arg(long, value_name = "STAGE")]
     stop_before: Option<String>,
+    /// List every stage: done, queued, running, failed (with the end of
+    /// its log) or to do, with its Slurm job IDs. Runs nothing.
+    #[arg(long, conflicts_with_all = ["print", "slurm"])]
+    status: bool,
+    #[command(flatten)]
+    slurm: SlurmArgs,
+    /// A Slurm job's share of the round (the job scripts run it): the
+    /// stage named, through the round's runner.
+    #[arg(long, value_name = "STAGE", hide = true, conflicts_with_all = ["print", "slurm", "status"])]
+    slurm_task: Option<String>,
+    /// With --slurm-task: label shard K of N on its copy.
+    #[arg(long, value_name = "K/N", hide = true, requires = "slurm_task")]
+    shard: Option<Shard>,
+    /// With --slurm-task: merge the N shards' copies, then run the stage.
+    #[arg(
+        long,
+        value_name = "N",
+        hide = true,
+        requires = "slurm_task",
+        conflicts_with = "shard"
+    )]
+    shards: Option<u32>,
+}
+
+/// `trainer round --slurm` and the job options.
+#[derive(Args, Debug)]
+pub struct SlurmArgs {
+    /// Submit the stages neither done nor queued as Slurm jobs chained
+    /// with afterok (label stages as arrays of shard tasks, then a job
+    /// that merges them) and return; run it again after a failure to
+    /// submit what is left (docs/trainer.md#running-a-round-on-a-slurm-cluster).
+    #[arg(long, conflicts_with = "print")]
+    slurm: bool,
+    /// With --slurm: write the job scripts (slurm/ in the round's
+    /// directory) and print the sbatch commands; submit nothing.
+    #[arg(long, requires = "slurm")]
+    dry_run: bool,
+    /// sbatch --partition of every job.
+    #[arg(long, requires = "slurm")]
+    partition: Option<String>,
+    /// sbatch --account of every job.
+    #[arg(long, requires = "slurm")]
+    account: Option<String>,
+    /// sbatch --time of every job (the longest stage's limit).
+    #[arg(long, requires = "slurm")]
+    time: Option<String>,
+    /// sbatch --cpus-per-task of every job and task (a stage's threads,
+    /// unless the plan sets `threads`).
+    #[arg(long, requires = "slurm", value_parser = clap::value_parser!(u32).range(1..))]
+    cpus_per_task: Option<u32>,
+    /// Shards (array tasks) a label stage is split in.
+    #[arg(long, requires = "slurm", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    array_size: u32,
+    /// At most this many of an array's tasks run at once (sbatch
+    /// --array=…%M).
+    #[arg(long, requires = "slurm", value_parser = clap::value_parser!(u32).range(1..))]
+    array_concurrency: Option<u32>,
+    /// A further sbatch option for every job, one argument
+    /// (--sbatch-arg=--qos=high); repeatable.
+    #[arg(
+        long,
+        requires = "slurm",
+        value_name = "ARG",
+        allow_hyphen_values = true
+    )]
+    sbatch_arg: Vec<String>,
 }
 
 /// Runs `trainer round`.
@@ -33,7 +101,11 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
     let dir = std::fs::canonicalize(&dir)
         .with_context(|| format!("{}: cannot open the round's directory", dir.display()))?;
     let stages = plan.stages();
-    plan.check_paths(&dir, &stages, &[PathBuf::from(ledger::FILE)])
+    let own = [
+        PathBuf::from(ledger::FILE),
+        PathBuf::from(slurm::DIR).join("jobs.json"),
+    ];
+    plan.check_paths(&dir, &stages, &own)
         .map_err(|why| anyhow!("{}: {why}", args.plan.display()))?;
     for stage in &stages {
         check_stage_command(&stage.args)
@@ -50,6 +122,39 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
         }
     }
     let exe = std::env::current_exe().context("cannot find the trainer executable")?;
+    let layout = Layout::new(&dir);
+    if args.status {
+        let round = Round::open(&exe, &dir, stages, plan.threads)?;
+        for line in slurm::status::lines(&round, &layout)? {
+            support::outln!("{line}")?;
+        }
+        return Ok(Outcome::Done);
+    }
+    if args.slurm.slurm {
+        return submit(
+            args,
+            &exe,
+            &dir,
+            &layout,
+            Round::open(&exe, &dir, stages, plan.threads)?,
+        );
+    }
+    if let (Some(name), Some(shard)) = (&args.slurm_task, args.shard) {
+        // Shard tasks run side by side: they take no round lock and
+        // touch only their own copy.
+        let round = Round::open(&exe, &dir, stages, plan.threads)?;
+        let Some(stage) = round.stages().iter().find(|s| s.name == *name) else {
+            return Err(anyhow!("--slurm-task {name:?}: the plan has no such stage"));
+        };
+        let stop = support::signals::stop_flag(
+            "trainer round",
+            "the shard's labelling saves its journal and stops",
+        );
+        let shard = (shard.index as u32, shard.count as u32);
+        let end = slurm::task::run_shard(&round, &layout, stage, shard, &stop)?;
+        let what = format!("{name}: shard {}/{}", shard.0, shard.1);
+        return task_ended(end, &what);
+    }
     // One round at a time in a directory.
     let _lock = support::lock::OutputLock::acquire(&ledger::path(&dir))?;
     let mut round = Round::open(&exe, &dir, stages, plan.threads)?;
@@ -70,21 +175,27 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
         "trainer round",
         "the stage under way saves its work and stops; no further stage starts",
     );
+    let mut report = |stage: &pipeline::Stage, event| match event {
+        StageEvent::Skipped => support::note!("trainer round: {}: done before", stage.name),
+        StageEvent::Given => support::note!("trainer round: {}: given", stage.name),
+        StageEvent::Starting { resume } => support::note!(
+            "trainer round: {}{}",
+            stage.name,
+            if resume { " (resuming)" } else { "" }
+        ),
+        StageEvent::Done => {}
+    };
+    if let Some(name) = &args.slurm_task {
+        let end = slurm::task::run_job(&mut round, &layout, name, args.shards, &stop, &mut report)?;
+        return task_ended(end, name);
+    }
     round.clean()?;
-    let end = round.run(
-        &stop,
-        args.stop_before.as_deref(),
-        &mut |stage, event| match event {
-            StageEvent::Skipped => support::note!("trainer round: {}: done before", stage.name),
-            StageEvent::Given => support::note!("trainer round: {}: given", stage.name),
-            StageEvent::Starting { resume } => support::note!(
-                "trainer round: {}{}",
-                stage.name,
-                if resume { " (resuming)" } else { "" }
-            ),
-            StageEvent::Done => {}
-        },
-    )?;
+    let end = round.run(&stop, args.stop_before.as_deref(), &mut report)?;
+    ended(end, &dir, args.stop_before.as_deref())
+}
+
+/// What `trainer round` says and how it exits after a run that ended so.
+fn ended(end: RoundEnd, dir: &std::path::Path, stop_before: Option<&str>) -> Result<Outcome> {
     Ok(match end {
         RoundEnd::Finished => {
             support::outln!("trainer round: every stage done in {}", dir.display())?;
@@ -93,7 +204,7 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
         RoundEnd::Paused => {
             support::outln!(
                 "trainer round: stopped before {:?} in {}",
-                args.stop_before.as_deref().unwrap_or_default(),
+                stop_before.unwrap_or_default(),
                 dir.display()
             )?;
             Outcome::Done
@@ -103,6 +214,69 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
             Outcome::Interrupted
         }
     })
+}
+
+/// What a Slurm job's share of the round says and how it exits.
+fn task_ended(end: RoundEnd, what: &str) -> Result<Outcome> {
+    if end == RoundEnd::Interrupted {
+        support::note!(
+            "trainer round: {what}: stopped; its journal or checkpoint is kept for a requeued job or the round submitted again"
+        );
+        return Ok(Outcome::Interrupted);
+    }
+    support::outln!("trainer round: {what}: done")?;
+    Ok(Outcome::Done)
+}
+
+/// `trainer round PLAN --slurm`.
+fn submit(
+    args: &RoundArgs,
+    exe: &std::path::Path,
+    dir: &std::path::Path,
+    layout: &Layout,
+    round: Round,
+) -> Result<Outcome> {
+    let a = &args.slurm;
+    let options = JobOptions {
+        partition: a.partition.clone(),
+        account: a.account.clone(),
+        time: a.time.clone(),
+        cpus_per_task: a.cpus_per_task,
+        extra: a.sbatch_arg.clone(),
+    };
+    let plan = std::fs::canonicalize(&args.plan)
+        .with_context(|| format!("{}: cannot open the plan", args.plan.display()))?;
+    let submission = slurm::submit::Submission {
+        exe,
+        plan: &plan,
+        options: &options,
+        shards: a.array_size,
+        concurrency: a.array_concurrency,
+        stop_before: args.stop_before.as_deref(),
+        dry_run: a.dry_run,
+    };
+    let mut lines = Vec::new();
+    let n = slurm::submit::submit(&round, layout, &submission, &mut |l| lines.push(l))?;
+    for l in &lines {
+        support::outln!("trainer round: {l}")?;
+    }
+    if a.dry_run {
+        support::outln!(
+            "trainer round: wrote the job scripts in {}; submitted nothing (--dry-run)",
+            layout.dir().display()
+        )?;
+    } else if n == 0 {
+        support::outln!(
+            "trainer round: nothing to submit in {} (every stage done or queued)",
+            dir.display()
+        )?;
+    } else {
+        support::outln!(
+            "trainer round: submitted {n} jobs; follow them with trainer round {} --status",
+            args.plan.display()
+        )?;
+    }
+    Ok(Outcome::Done)
 }
 
 /// A stage's command line as `trainer` itself would take it: parsed, and

@@ -19,6 +19,7 @@ pub mod check;
 pub mod ledger;
 pub mod plan;
 pub mod runner;
+pub mod slurm;
 pub mod stages;
 
 pub use plan::{NetClass, Optimizer, Plan, Schedule, TrainPlan};

@@ -97,6 +97,32 @@ impl Round {
         &self.stages
     }
 
+    /// The round's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// True if `stage` was started and is not recorded done: under way,
+    /// or stopped before it finished.
+    pub fn started(&self, stage: &Stage) -> bool {
+        self.ledger
+            .get(&stage.name)
+            .is_some_and(|e| e.state == State::Started)
+    }
+
+    /// The arguments `stage`'s command gets when it runs, after its own:
+    /// `-q` and `--threads N` as its [`RunFlags`] ask.
+    pub fn run_flags(&self, stage: &Stage) -> Vec<OsString> {
+        let mut v = Vec::new();
+        if stage.flags == RunFlags::QuietThreads {
+            v.push("-q".into());
+        }
+        if stage.flags != RunFlags::None {
+            v.extend(self.common.iter().cloned());
+        }
+        v
+    }
+
     fn at(&self, p: &Path) -> PathBuf {
         self.dir.join(p)
     }
@@ -163,12 +189,7 @@ impl Round {
     pub fn command_line(&self, stage: &Stage) -> Vec<OsString> {
         let mut line = vec![self.exe.as_os_str().to_owned()];
         line.extend(stage.args.iter().cloned());
-        if stage.flags == RunFlags::QuietThreads {
-            line.push("-q".into());
-        }
-        if stage.flags != RunFlags::None {
-            line.extend(self.common.iter().cloned());
-        }
+        line.extend(self.run_flags(stage));
         if self.resumes(stage) {
             line.push("--resume".into());
         }
@@ -234,79 +255,122 @@ impl Round {
             if stop_before == Some(stage.name.as_str()) {
                 return Ok(RoundEnd::Paused);
             }
-            match self.status(&stage) {
-                Status::Done => {
-                    report(&stage, StageEvent::Skipped);
-                    continue;
-                }
-                Status::Given => {
-                    report(&stage, StageEvent::Given);
-                    continue;
-                }
-                Status::ToDo => {}
-            }
-            if stop.load(Ordering::SeqCst) {
+            if self.run_one(&stage, stop, report)? == RoundEnd::Interrupted {
                 return Ok(RoundEnd::Interrupted);
             }
-            self.record(&stage, State::Started)?;
-            if matches!(stage.kind, StageKind::Writes) {
-                // Outputs of an earlier, unfinished run of this stage.
-                for p in std::iter::once(&stage.done).chain(&stage.partial) {
-                    let p = self.at(p);
-                    support::atomic::remove_if_present(&p).map_err(io_error(&p))?;
-                }
-            }
-            report(
-                &stage,
-                StageEvent::Starting {
-                    resume: self.resumes(&stage),
-                },
-            );
-            let line = self.command_line(&stage);
-            let ran = run_command(&line, &self.dir, stage.kind == StageKind::Stdout, stop)
-                .map_err(io_error(&self.exe))?;
-            if !ran.status.success() {
-                if stop.load(Ordering::SeqCst) || ran.status.code() == Some(130) {
-                    return Ok(RoundEnd::Interrupted);
-                }
-                return Err(PipelineError::Stage {
-                    stage: stage.name.clone(),
-                    status: ran.status.to_string(),
-                    why: ran.last_error.unwrap_or_else(|| "no error message".into()),
-                    command: shown(&line),
-                });
-            }
-            let done = self.at(&stage.done);
-            match &stage.kind {
-                StageKind::Stdout => {
-                    support::atomic::write_file(&done, &ran.stdout).map_err(io_error(&done))?
-                }
-                StageKind::InPlace { .. } => {
-                    support::atomic::write_file(&done, b"").map_err(io_error(&done))?
-                }
-                _ => {}
-            }
-            self.record(&stage, State::Done)?;
-            report(&stage, StageEvent::Done);
         }
+        Ok(RoundEnd::Finished)
+    }
+
+    /// Runs the stage named `name` alone, as [`run`](Self::run) would run
+    /// it (skipped when done), once every stage before it is done: a
+    /// cluster job's share of the round. Returns
+    /// [`RoundEnd::Finished`] when the stage is done.
+    pub fn run_stage(
+        &mut self,
+        name: &str,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Stage, StageEvent),
+    ) -> Result<RoundEnd, PipelineError> {
+        let Some(i) = self.stages.iter().position(|s| s.name == name) else {
+            return Err(PipelineError::Refused(format!(
+                "the plan has no stage {name:?}"
+            )));
+        };
+        if let Some(before) = self.stages[..i]
+            .iter()
+            .find(|s| self.status(s) == Status::ToDo)
+        {
+            return Err(PipelineError::Refused(format!(
+                "stage {name:?} comes after {:?}, which is not done",
+                before.name
+            )));
+        }
+        let stage = self.stages[i].clone();
+        self.run_one(&stage, stop, report)
+    }
+
+    /// Runs `stage` unless it is done or given: [`RoundEnd::Finished`]
+    /// once it is done, [`RoundEnd::Interrupted`] if `stop` stopped it.
+    fn run_one(
+        &mut self,
+        stage: &Stage,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Stage, StageEvent),
+    ) -> Result<RoundEnd, PipelineError> {
+        match self.status(stage) {
+            Status::Done => {
+                report(stage, StageEvent::Skipped);
+                return Ok(RoundEnd::Finished);
+            }
+            Status::Given => {
+                report(stage, StageEvent::Given);
+                return Ok(RoundEnd::Finished);
+            }
+            Status::ToDo => {}
+        }
+        if stop.load(Ordering::SeqCst) {
+            return Ok(RoundEnd::Interrupted);
+        }
+        self.record(stage, State::Started)?;
+        if matches!(stage.kind, StageKind::Writes) {
+            // Outputs of an earlier, unfinished run of this stage.
+            for p in std::iter::once(&stage.done).chain(&stage.partial) {
+                let p = self.at(p);
+                support::atomic::remove_if_present(&p).map_err(io_error(&p))?;
+            }
+        }
+        report(
+            stage,
+            StageEvent::Starting {
+                resume: self.resumes(stage),
+            },
+        );
+        let line = self.command_line(stage);
+        let ran = run_command(&line, &self.dir, stage.kind == StageKind::Stdout, stop)
+            .map_err(io_error(&self.exe))?;
+        if !ran.status.success() {
+            if stop.load(Ordering::SeqCst) || ran.status.code() == Some(130) {
+                return Ok(RoundEnd::Interrupted);
+            }
+            return Err(PipelineError::Stage {
+                stage: stage.name.clone(),
+                status: ran.status.to_string(),
+                why: ran.last_error.unwrap_or_else(|| "no error message".into()),
+                command: shown(&line),
+            });
+        }
+        let done = self.at(&stage.done);
+        match &stage.kind {
+            StageKind::Stdout => {
+                support::atomic::write_file(&done, &ran.stdout).map_err(io_error(&done))?
+            }
+            StageKind::InPlace { .. } => {
+                support::atomic::write_file(&done, b"").map_err(io_error(&done))?
+            }
+            _ => {}
+        }
+        self.record(stage, State::Done)?;
+        report(stage, StageEvent::Done);
         Ok(RoundEnd::Finished)
     }
 }
 
 /// How a stage's command ended.
-struct Ran {
-    status: ExitStatus,
+pub(crate) struct Ran {
+    /// Its exit status.
+    pub status: ExitStatus,
     /// Its standard output, if captured.
-    stdout: Vec<u8>,
+    pub stdout: Vec<u8>,
     /// The last non-empty line it wrote to standard error.
-    last_error: Option<String>,
+    pub last_error: Option<String>,
 }
 
 /// Runs `line` in `dir`, in a process group of its own that dies with this
 /// process, its standard error passed through (its last line kept) and its
 /// standard output captured if `capture`. Once `stop` is set the command
 /// gets one SIGINT.
-fn run_command(
+pub(crate) fn run_command(
     line: &[OsString],
     dir: &Path,
     capture: bool,

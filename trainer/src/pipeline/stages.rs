@@ -50,6 +50,25 @@ impl Stage {
         Stage { flags, ..self }
     }
 
+    /// The database a label stage (`db label eval DB`) labels in place;
+    /// `None` for other stages.
+    pub fn labelled_db(&self) -> Option<&Path> {
+        let is_label = matches!(self.kind, StageKind::InPlace { .. })
+            && self.args.len() > 3
+            && self.args[..3] == ["db", "label", "eval"];
+        is_label.then(|| Path::new(&self.args[3]))
+    }
+
+    /// A label stage's command for shard `k` of `n`, on `copy` instead of
+    /// its database (see [`labelled_db`](Self::labelled_db)).
+    pub fn shard_args(&self, copy: &Path, k: u32, n: u32) -> Vec<OsString> {
+        let mut a = self.args.clone();
+        a[3] = copy.into();
+        a.push("--shard".into());
+        a.push(format!("{k}/{n}").into());
+        a
+    }
+
     /// Every file the stage writes or may leave: its outputs, their
     /// provenance records, its journal or checkpoint, its marker.
     pub fn owned_files(&self) -> Vec<PathBuf> {
