@@ -33,30 +33,37 @@ fn plan(dir: &Path) -> PathBuf {
 }
 
 /// A one-node Slurm cluster on this machine, its files in a temporary
-/// folder; stopped (every job cancelled, every daemon ended) when dropped.
+/// folder; stopped (every job cancelled and gone, every daemon ended) when
+/// dropped, also when a test fails midway.
 struct Cluster {
     dir: tempfile::TempDir,
 }
 
+/// Debian's Slurm and munge, run by their paths (`/usr/sbin` is not on
+/// every user's PATH).
+const MUNGED: &str = "/usr/sbin/munged";
+const SLURMCTLD: &str = "/usr/sbin/slurmctld";
+const SLURMD: &str = "/usr/sbin/slurmd";
+
 impl Cluster {
     fn start() -> Cluster {
         for tool in [
-            "munged",
-            "slurmctld",
-            "slurmd",
-            "sbatch",
-            "squeue",
-            "scancel",
+            MUNGED,
+            SLURMCTLD,
+            SLURMD,
+            "/usr/bin/sbatch",
+            "/usr/bin/squeue",
+            "/usr/bin/scancel",
         ] {
             assert!(
-                ["/usr/sbin", "/usr/bin"]
-                    .iter()
-                    .any(|d| Path::new(d).join(tool).exists()),
+                Path::new(tool).exists(),
                 "{tool} is missing: install Debian's slurm-wlm and munge (scripts/test.sh does)"
             );
         }
-        let dir = tempdir("bgkit-slurm.");
-        let d = dir.path().to_owned();
+        let cluster = Cluster {
+            dir: tempdir("bgkit-slurm."),
+        };
+        let d = cluster.dir.path().to_owned();
         let munge = d.join("munge");
         std::fs::create_dir(&munge).unwrap();
         set_mode(&munge, 0o700);
@@ -65,7 +72,7 @@ impl Cluster {
         std::fs::write(&key, bytes).unwrap();
         set_mode(&key, 0o600);
         let socket = munge.join("socket");
-        run(Command::new("munged").args([
+        run(Command::new(MUNGED).args([
             "-f",
             &format!("--socket={}", socket.display()),
             &format!("--key-file={}", key.display()),
@@ -74,8 +81,9 @@ impl Cluster {
             &format!("--seed-file={}", munge.join("seed").display()),
         ]));
         let user = String::from_utf8(run(Command::new("id").arg("-un")).stdout).unwrap();
-        let host = String::from_utf8(run(&mut Command::new("hostname")).stdout).unwrap();
+        let host = String::from_utf8(run(Command::new("hostname").arg("-s")).stdout).unwrap();
         let (user, host) = (user.trim(), host.trim());
+        let cpus = std::thread::available_parallelism().map_or(1, usize::from);
         for sub in ["state", "spool"] {
             std::fs::create_dir(d.join(sub)).unwrap();
         }
@@ -93,17 +101,16 @@ impl Cluster {
              SelectTypeParameters=CR_CPU\nReturnToService=2\nMpiDefault=none\n\
              JobCompType=jobcomp/none\nAccountingStorageType=accounting_storage/none\n\
              JobAcctGatherType=jobacct_gather/none\nSwitchType=switch/none\nKillWait=5\n\
-             NodeName={host} NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN\n\
+             NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=1000 State=UNKNOWN\n\
              PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
             free_port(),
             free_port(),
             socket.display(),
             d = d.display(),
         );
-        let cluster = Cluster { dir };
         std::fs::write(cluster.conf(), conf).unwrap();
-        run(cluster.command("slurmctld").args(["-c", "-i"]));
-        run(&mut cluster.command("slurmd"));
+        run(cluster.command(SLURMCTLD).args(["-c", "-i"]));
+        run(&mut cluster.command(SLURMD));
         wait_until(Duration::from_secs(60), "the node is idle", || {
             let out = cluster.command("sinfo").args(["-h", "-o", "%T"]).output();
             out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "idle")
@@ -134,31 +141,77 @@ impl Cluster {
         String::from_utf8(out.stdout).unwrap()
     }
 
-    /// Every job and task `squeue` lists.
-    fn queue(&self) -> String {
-        let out = run(self.command("squeue").args(["-h", "-r", "-o", "%i %T %r"]));
-        String::from_utf8(out.stdout).unwrap()
+    /// Every job and task `squeue` lists (`None` if it fails).
+    fn queue(&self) -> Option<String> {
+        let out = self
+            .command("squeue")
+            .args(["-h", "-r", "-o", "%i %T %r"])
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Polls `trainer args` once a second (a failed call counts as not
+    /// yet) until `done` holds for its output, which it returns.
+    fn poll(
+        &self,
+        args: &[&str],
+        what: &str,
+        limit: Duration,
+        done: impl Fn(&str) -> bool,
+    ) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            let out = self.trainer(args);
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            if out.status.success() && done(&text) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < limit,
+                "timed out waiting until {what}; last:\n{}",
+                describe(&out)
+            );
+            std::thread::sleep(Duration::from_secs(1));
+        }
     }
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let _ = self
-            .command("scancel")
-            .arg("--full")
-            .arg("--user")
-            .arg(
-                String::from_utf8(run(Command::new("id").arg("-un")).stdout)
-                    .unwrap()
-                    .trim(),
-            )
-            .status();
-        std::thread::sleep(Duration::from_millis(500));
-        let _ = self.command("scontrol").arg("shutdown").status();
-        let d = self.dir.path();
-        for pid in ["slurmctld.pid", "slurmd.pid", "munge/pid"] {
-            if let Ok(text) = std::fs::read_to_string(d.join(pid)) {
-                let _ = Command::new("kill").arg("-9").arg(text.trim()).status();
+        let d = self.dir.path().to_owned();
+        if d.join("slurmctld.pid").exists() {
+            let user = Command::new("id").arg("-un").output().map_or_else(
+                |_| "root".into(),
+                |o| String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+            );
+            let _ = self
+                .command("scancel")
+                .args(["--full", "--user", &user])
+                .status();
+            // The jobs' processes end before the daemons do.
+            let start = std::time::Instant::now();
+            while self.queue().is_some_and(|q| !q.is_empty()) && start.elapsed().as_secs() < 30 {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            let _ = self.command("scontrol").arg("shutdown").status();
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        for (pid, name) in [
+            ("slurmctld.pid", "slurmctld"),
+            ("slurmd.pid", "slurmd"),
+            ("munge/pid", "munged"),
+        ] {
+            let Ok(text) = std::fs::read_to_string(d.join(pid)) else {
+                continue;
+            };
+            let pid = text.trim();
+            // Only a daemon of this cluster, not a process that took its PID.
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(name) {
+                let _ = Command::new("kill").arg("-9").arg(pid).status();
             }
         }
     }
@@ -238,8 +291,9 @@ fn a_round_on_slurm_with_a_cancelled_task_resubmitted_ends_with_the_local_rounds
     let local_plan = plan(local.path());
     ok(&["round", s(&local_plan)]);
 
-    let cluster = Cluster::start();
+    // The round's folder outlives the cluster, whose jobs write in it.
     let dir = tempdir("bgkit-round-slurm.");
+    let cluster = Cluster::start();
     let round = dir.path();
     let plan = plan(round);
     let submit = [
@@ -262,7 +316,8 @@ fn a_round_on_slurm_with_a_cancelled_task_resubmitted_ends_with_the_local_rounds
         "--sbatch-arg=--no-such-option",
     ]);
     assert_refused(&bad, "sbatch refused");
-    assert_eq!(cluster.queue(), "", "jobs were submitted");
+    assert_eq!(cluster.queue().as_deref(), Some(""), "jobs were submitted");
+    assert!(!round.join("slurm/jobs.json").exists());
 
     let said = cluster.trainer_ok(&submit);
     assert!(
@@ -274,25 +329,28 @@ fn a_round_on_slurm_with_a_cancelled_task_resubmitted_ends_with_the_local_rounds
     assert!(again.contains("nothing to submit"), "{again}");
 
     // Shard 2 of `label new` is cancelled once its labelling has written
-    // part of its journal.
+    // a block of its journal.
     let journal = round.join("slurm/shards/new.db.shard-2-of-2.journal");
+    let size = || std::fs::metadata(&journal).map_or(0, |m| m.len());
     wait_until(
-        Duration::from_secs(120),
+        Duration::from_secs(300),
         "shard 2 of new.db is labelling",
-        || journal.exists(),
+        || size() > 0,
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    let first = size();
+    wait_until(
+        Duration::from_secs(60),
+        "shard 2's journal has a block",
+        || size() > first,
+    );
     let task = format!("{}_2", array_of(round, "label new"));
     run(cluster.command("scancel").arg(&task));
-    let status = |cluster: &Cluster| cluster.trainer_ok(&["round", s(&plan), "--status"]);
-    let mut shown = String::new();
-    wait_until(
-        Duration::from_secs(120),
+    let status = ["round", s(&plan), "--status"];
+    let shown = cluster.poll(
+        &status,
         "the merge waits for a failed task",
-        || {
-            shown = status(&cluster);
-            shown.contains("waiting for a job that failed")
-        },
+        Duration::from_secs(300),
+        |t| t.contains("waiting for a job that failed"),
     );
     assert!(
         shown.contains("label new: failed")
@@ -310,12 +368,15 @@ fn a_round_on_slurm_with_a_cancelled_task_resubmitted_ends_with_the_local_rounds
         "{said}"
     );
     assert!(!said.contains("label held"), "{said}");
-    wait_until(Duration::from_secs(240), "every stage is done", || {
-        shown = status(&cluster);
-        shown
-            .lines()
-            .all(|l| l.ends_with(": done") || l.ends_with(": given"))
-    });
+    let shown = cluster.poll(
+        &status,
+        "every stage is done",
+        Duration::from_secs(600),
+        |t| {
+            t.lines()
+                .all(|l| l.ends_with(": done") || l.ends_with(": given"))
+        },
+    );
     assert_eq!(shown.lines().count(), 13, "{shown}");
     let log = std::fs::read_to_string(round.join("slurm/logs/05-label-new-2.log")).unwrap();
     assert!(

@@ -131,13 +131,8 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
         return Ok(Outcome::Done);
     }
     if args.slurm.slurm {
-        return submit(
-            args,
-            &exe,
-            &dir,
-            &layout,
-            Round::open(&exe, &dir, stages, plan.threads)?,
-        );
+        let open = || Ok(Round::open(&exe, &dir, stages.clone(), plan.threads)?);
+        return submit(args, &exe, &dir, &layout, &open);
     }
     if let (Some(name), Some(shard)) = (&args.slurm_task, args.shard) {
         // Shard tasks run side by side: they take no round lock and
@@ -150,15 +145,22 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
             "trainer round",
             "the shard's labelling saves its journal and stops",
         );
-        let shard = (shard.index as u32, shard.count as u32);
+        let (Ok(k), Ok(n)) = (u32::try_from(shard.index), u32::try_from(shard.count)) else {
+            return Err(anyhow!(
+                "--shard {}/{}: too many shards",
+                shard.index,
+                shard.count
+            ));
+        };
+        let shard = (k, n);
         let end = slurm::task::run_shard(&round, &layout, stage, shard, &stop)?;
         let what = format!("{name}: shard {}/{}", shard.0, shard.1);
         return task_ended(end, &what);
     }
-    // One round at a time in a directory.
-    let _lock = support::lock::OutputLock::acquire(&ledger::path(&dir))?;
-    let mut round = Round::open(&exe, &dir, stages, plan.threads)?;
     if args.print {
+        // Reads only (the record is replaced atomically): no lock, so a
+        // round or job under way is never kept from its record.
+        let round = Round::open(&exe, &dir, stages, plan.threads)?;
         support::outln!("cd {}", dir.display())?;
         for stage in round.stages() {
             let state = match round.status(stage) {
@@ -171,6 +173,9 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
         }
         return Ok(Outcome::Done);
     }
+    // One round at a time in a directory.
+    let _lock = support::lock::OutputLock::acquire(&ledger::path(&dir))?;
+    let mut round = Round::open(&exe, &dir, stages, plan.threads)?;
     let stop = support::signals::stop_flag(
         "trainer round",
         "the stage under way saves its work and stops; no further stage starts",
@@ -234,7 +239,7 @@ fn submit(
     exe: &std::path::Path,
     dir: &std::path::Path,
     layout: &Layout,
-    round: Round,
+    open: &dyn Fn() -> Result<Round, slurm::SlurmError>,
 ) -> Result<Outcome> {
     let a = &args.slurm;
     let options = JobOptions {
@@ -256,16 +261,22 @@ fn submit(
         dry_run: a.dry_run,
     };
     let mut lines = Vec::new();
-    let n = slurm::submit::submit(&round, layout, &submission, &mut |l| lines.push(l))?;
+    let n = slurm::submit::submit(open, layout, &submission, &mut |l| lines.push(l))?;
+    if a.dry_run {
+        // A shell script that submits them.
+        for l in &lines {
+            support::outln!("{l}")?;
+        }
+        support::outln!(
+            "# wrote the job scripts in {}; submitted nothing (--dry-run)",
+            layout.dir().display()
+        )?;
+        return Ok(Outcome::Done);
+    }
     for l in &lines {
         support::outln!("trainer round: {l}")?;
     }
-    if a.dry_run {
-        support::outln!(
-            "trainer round: wrote the job scripts in {}; submitted nothing (--dry-run)",
-            layout.dir().display()
-        )?;
-    } else if n == 0 {
+    if n == 0 {
         support::outln!(
             "trainer round: nothing to submit in {} (every stage done or queued)",
             dir.display()

@@ -55,30 +55,11 @@ const KIND: &str = "bgkit trainer round stages 1";
 impl Ledger {
     /// The record at `path`, or an empty one if there is none.
     pub fn open(path: &Path) -> Result<Ledger, String> {
-        let limit = support::input::Limit {
-            bytes: MAX_LEN,
-            what: "round record",
-        };
-        let text = match support::input::read_text(path, limit) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Ledger {
-                    kind: KIND.into(),
-                    stages: vec![],
-                })
-            }
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
-        let ledger: Ledger = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not a round record ({e})", path.display()))?;
-        if ledger.kind != KIND {
-            return Err(format!(
-                "{}: a round record of another kind ({:?}, this trainer writes {KIND:?})",
-                path.display(),
-                ledger.kind
-            ));
-        }
-        Ok(ledger)
+        let ledger: Option<Ledger> = read_json(path, "round record", |l: &Ledger| &l.kind, KIND)?;
+        Ok(ledger.unwrap_or_else(|| Ledger {
+            kind: KIND.into(),
+            stages: vec![],
+        }))
     }
 
     /// The entry of `stage`.
@@ -101,10 +82,45 @@ impl Ledger {
 
     /// Writes the record atomically.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let mut text = serde_json::to_string_pretty(self).expect("a ledger serializes");
-        text.push('\n');
-        support::atomic::write_file(path, text.as_bytes())
+        write_json(path, self)
     }
+}
+
+/// A JSON record the round keeps (this one, its Slurm jobs) at `path`:
+/// `None` if there is none; refused if it is not JSON of `T` or its kind
+/// (`kind_of`) is not `kind`. `what` names it in messages.
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &'static str,
+    kind_of: impl Fn(&T) -> &String,
+    kind: &str,
+) -> Result<Option<T>, String> {
+    let limit = support::input::Limit {
+        bytes: MAX_LEN,
+        what,
+    };
+    let text = match support::input::read_text(path, limit) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let record: T = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a {what} ({e})", path.display()))?;
+    let have = kind_of(&record);
+    if have != kind {
+        return Err(format!(
+            "{}: a {what} of another kind ({have:?}, this trainer writes {kind:?})",
+            path.display()
+        ));
+    }
+    Ok(Some(record))
+}
+
+/// Writes `record` as pretty JSON and a newline, atomically.
+pub(crate) fn write_json(path: &Path, record: &impl Serialize) -> std::io::Result<()> {
+    let mut text = serde_json::to_string_pretty(record).expect("a record serializes");
+    text.push('\n');
+    support::atomic::write_file(path, text.as_bytes())
 }
 
 /// The record's path for a round in `dir`.

@@ -216,11 +216,13 @@ fn eval(args: &EvalArgs, stop: &AtomicBool) -> Result<Outcome> {
         // be another's (`db merge` of shards labelled on a cluster): it
         // then gets the record this command writes, so that the database
         // and its record are those of one unsharded run.
-        let mut settings = labelling.settings().with_context(context)?;
-        settings["weights"] = serde_json::json!(weights);
-        let md5 = file_md5(&args.db)?;
-        if trainer::provenance::recorded_settings(&args.db, &md5).as_ref() != Some(&settings) {
-            save_provenance(&args.db, settings)?;
+        if args.shard.unwrap_or(Shard::ALL) == Shard::ALL {
+            let mut settings = labelling.settings().with_context(context)?;
+            settings["weights"] = serde_json::json!(weights);
+            let md5 = file_md5(&args.db)?;
+            if trainer::provenance::recorded_settings(&args.db, &md5).as_ref() != Some(&settings) {
+                save_provenance(&args.db, settings)?;
+            }
         }
         return Ok(Outcome::Done);
     }

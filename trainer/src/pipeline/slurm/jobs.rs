@@ -1,13 +1,12 @@
 //! `slurm/jobs.json`: the jobs last submitted for each stage of a round.
 
 use super::SlurmError;
+use crate::pipeline::ledger::{read_json, write_json};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// What this version writes as [`Jobs::kind`].
 const KIND: &str = "bgkit trainer round slurm jobs 1";
-/// Largest record read.
-const MAX_LEN: u64 = 16 << 20;
 
 /// The record: one entry per stage submitted, in stage order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,11 +24,16 @@ pub struct Jobs {
 pub struct StageJobs {
     /// The stage's name.
     pub stage: String,
+    /// The shards a label stage's database is labelled in (`None`: whole),
+    /// kept across submissions so that labelled shards are never redone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
     /// The array of shard tasks of a label stage, if one was submitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array: Option<ArrayJob>,
-    /// The job that runs the stage (after merging a label stage's shards).
-    pub job: u64,
+    /// The job that runs the stage (after merging a label stage's
+    /// shards); `None` until it is submitted.
+    pub job: Option<u64>,
 }
 
 /// A submitted array of shard tasks.
@@ -40,40 +44,17 @@ pub struct ArrayJob {
     pub job: u64,
     /// The shards the array runs (1-based; the others were labelled).
     pub tasks: Vec<u32>,
-    /// How many shards the database is labelled in.
-    pub shards: u32,
 }
 
 impl Jobs {
     /// The record at `path`, or an empty one if there is none.
     pub fn open(path: &Path) -> Result<Jobs, SlurmError> {
-        let fail = |why: String| SlurmError::Record {
-            path: path.to_owned(),
-            why,
-        };
-        let limit = support::input::Limit {
-            bytes: MAX_LEN,
-            what: "job record",
-        };
-        let text = match support::input::read_text(path, limit) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Jobs {
-                    kind: KIND.into(),
-                    stages: vec![],
-                })
-            }
-            Err(e) => return Err(fail(e.to_string())),
-        };
-        let jobs: Jobs =
-            serde_json::from_str(&text).map_err(|e| fail(format!("not a job record ({e})")))?;
-        if jobs.kind != KIND {
-            return Err(fail(format!(
-                "a job record of another kind ({:?}, this trainer writes {KIND:?})",
-                jobs.kind
-            )));
-        }
-        Ok(jobs)
+        let jobs =
+            read_json(path, "job record", |j: &Jobs| &j.kind, KIND).map_err(SlurmError::Record)?;
+        Ok(jobs.unwrap_or_else(|| Jobs {
+            kind: KIND.into(),
+            stages: vec![],
+        }))
     }
 
     /// The latest submission of `stage`.
@@ -92,9 +73,7 @@ impl Jobs {
 
     /// Writes the record atomically.
     pub fn save(&self, path: &Path) -> Result<(), SlurmError> {
-        let mut text = serde_json::to_string_pretty(self).expect("a job record serializes");
-        text.push('\n');
-        support::atomic::write_file(path, text.as_bytes()).map_err(super::io_error(path))
+        write_json(path, self).map_err(super::io_error(path))
     }
 }
 
@@ -111,21 +90,22 @@ mod tests {
         let array = ArrayJob {
             job: 7,
             tasks: vec![2],
-            shards: 2,
         };
         jobs.set(
             StageJobs {
                 stage: "label new".into(),
+                shards: Some(2),
                 array: Some(array),
-                job: 8,
+                job: Some(8),
             },
             &order,
         );
         jobs.set(
             StageJobs {
                 stage: "generate".into(),
+                shards: None,
                 array: None,
-                job: 6,
+                job: Some(6),
             },
             &order,
         );
@@ -133,7 +113,7 @@ mod tests {
         let back = Jobs::open(&path).unwrap();
         assert_eq!(back, jobs);
         assert_eq!(back.stages[0].stage, "generate");
-        assert_eq!(back.get("label new").unwrap().job, 8);
+        assert_eq!(back.get("label new").unwrap().job, Some(8));
         std::fs::write(&path, "{\"kind\": \"x\", \"stages\": []}").unwrap();
         assert!(Jobs::open(&path)
             .unwrap_err()

@@ -101,14 +101,15 @@ pub enum SlurmError {
         /// Its last error line.
         why: String,
     },
-    /// The record of submitted jobs cannot be read.
-    #[error("{path}: {why}")]
-    Record {
-        /// The record.
-        path: PathBuf,
-        /// What is wrong.
-        why: String,
-    },
+    /// The record of submitted jobs cannot be read (the message names it).
+    #[error("{0}")]
+    Record(String),
+    /// The round cannot run on Slurm as asked.
+    #[error("{0}")]
+    Refused(String),
+    /// Stopped by SIGINT/SIGTERM.
+    #[error("interrupted")]
+    Interrupted,
     /// The round refuses to run.
     #[error(transparent)]
     Round(#[from] super::PipelineError),

@@ -17,12 +17,23 @@ pub struct Queued {
     pub reason: String,
 }
 
+/// Reasons a pending job never runs unless someone steps in: a
+/// dependency that failed (Slurm keeps such jobs pending unless told
+/// otherwise), a launch that failed and was held, too many requeues, an
+/// administrator's hold.
+const STUCK: [&str; 4] = [
+    "DependencyNeverSatisfied",
+    "launch failed requeued held",
+    "JobHoldMaxRequeue",
+    "JobHeldAdmin",
+];
+
 impl Queued {
-    /// Still to run or running: not a job that waits for a dependency
-    /// that failed (Slurm keeps those pending forever unless told
-    /// otherwise).
+    /// Still to run or running: not a job that is ending (`COMPLETING`,
+    /// its processes going away) nor one that waits for what will not
+    /// come ([`STUCK`]). A job its user held counts as queued.
     pub fn is_live(&self) -> bool {
-        self.reason != "DependencyNeverSatisfied"
+        self.state != "COMPLETING" && !STUCK.contains(&self.reason.as_str())
     }
 }
 
@@ -63,6 +74,14 @@ impl QueueView {
     /// Task `task` of array `id`, if queued.
     pub fn task(&self, id: u64, task: u32) -> Option<&Queued> {
         self.jobs.get(&(id, Some(task)))
+    }
+
+    /// The job or task named `ID` or `ID_TASK`, if queued.
+    pub fn named(&self, name: &str) -> Option<&Queued> {
+        match name.split_once('_') {
+            Some((id, task)) => self.task(id.parse().ok()?, task.parse().ok()?),
+            None => self.job(name.parse().ok()?),
+        }
     }
 }
 
@@ -176,13 +195,42 @@ pub fn submit(script: &Path, array: Option<&str>, after: Option<u64>) -> Result<
     })
 }
 
-/// Cancels the jobs and tasks named (`ID` or `ID_TASK`).
+/// Longest wait for cancelled jobs to end (Slurm gives a job `KillWait`,
+/// 30 s by default, to stop before it kills it).
+const CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Cancels the jobs and tasks named (`ID` or `ID_TASK`) and waits until
+/// `squeue` lists none of them: a cancelled task saves its journal or
+/// checkpoint before it ends, and the task that replaces it must not
+/// start before.
 pub fn cancel(ids: &[String]) -> Result<(), SlurmError> {
     if ids.is_empty() {
         return Ok(());
     }
     let args: Vec<OsString> = ids.iter().map(OsString::from).collect();
-    run("scancel", &args).map(|_| ())
+    run("scancel", &args)?;
+    let start = std::time::Instant::now();
+    loop {
+        let view = squeue()?;
+        let left: Vec<&String> = ids.iter().filter(|id| view.named(id).is_some()).collect();
+        if left.is_empty() {
+            return Ok(());
+        }
+        if start.elapsed() > CANCEL_WAIT {
+            return Err(SlurmError::Command {
+                command: "scancel".into(),
+                why: format!(
+                    "{} still in the queue after {} s; submit the round again once they are gone",
+                    left.iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    CANCEL_WAIT.as_secs()
+                ),
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
 }
 
 /// How finished jobs and tasks ended (`FAILED`, `CANCELLED`, …) by ID
@@ -220,5 +268,12 @@ mod tests {
         assert!(view.task(6, 2).is_none());
         assert!(!view.job(7).unwrap().is_live());
         assert!(view.job(6).is_none());
+        assert_eq!(view.named("6_3").unwrap().reason, "JobArrayTaskLimit");
+        assert!(view.named("7").is_some() && view.named("8").is_none());
+        let ending = Queued {
+            state: "COMPLETING".into(),
+            reason: "None".into(),
+        };
+        assert!(!ending.is_live());
     }
 }

@@ -4,8 +4,9 @@
 
 use super::jobs::{Jobs, StageJobs};
 use super::queue::{self, QueueView, Queued};
+use super::task::{md5_of, shard_labelled};
 use super::{Layout, SlurmError};
-use crate::pipeline::{marker, Round, Stage, Status};
+use crate::pipeline::{Round, Stage, Status};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -23,7 +24,7 @@ pub fn lines(round: &Round, layout: &Layout) -> Result<Vec<String>, SlurmError> 
         let ids: Vec<u64> = jobs
             .stages
             .iter()
-            .flat_map(|e| e.array.iter().map(|a| a.job).chain([e.job]))
+            .flat_map(|e| e.array.iter().map(|a| a.job).chain(e.job))
             .collect();
         (view, queue::ended(&ids))
     };
@@ -72,47 +73,57 @@ fn submitted(
     let mut running = false;
     let mut parts = Vec::new();
     let mut logs = Vec::new();
-    if let (Some(a), Some(db)) = (&e.array, stage.labelled_db()) {
+    let log_of = |task: Option<&str>| {
+        let log = layout.log(index, &stage.name, task);
+        (shown_path(layout, &log), tail(&log))
+    };
+    if let (Some(a), Some(n), Some(db)) = (&e.array, e.shards, stage.labelled_db()) {
+        let md5 = md5_of(&layout.round.join(db)).unwrap_or_default();
         let mut tasks = Vec::new();
         for &k in &a.tasks {
             let id = format!("{}_{k}", a.job);
-            let word = if marker(&layout.shard_copy(db, k, a.shards)).exists() {
+            let word = if shard_labelled(&layout.shard_copy(db, k, n), &md5) {
                 "labelled".to_owned()
-            } else if let Some(q) = view.task(a.job, k) {
+            } else if let Some(q) = view.task(a.job, k).filter(|q| q.is_live()) {
                 running |= q.state == "RUNNING";
                 word_of(q)
             } else {
                 failed = true;
-                let log = layout.log(index, &stage.name, Some(&k.to_string()));
-                logs.push((shown_path(layout, &log), tail(&log)));
-                ended_word(ended.get(&id))
+                logs.push(log_of(Some(&k.to_string())));
+                ended_word(view.task(a.job, k), ended.get(&id))
             };
             tasks.push(format!("{k} {word}"));
         }
         parts.push(format!(
-            "array {} of {} shards: {}",
+            "array {} of {n} shards: {}",
             a.job,
-            a.shards,
             tasks.join(", ")
         ));
     }
-    let word = match view.job(e.job) {
-        Some(q) if !q.is_live() => {
-            failed = true;
-            "waiting for a job that failed".to_owned()
-        }
-        Some(q) => {
-            running |= q.state == "RUNNING";
-            word_of(q)
+    match e.job {
+        Some(job) => {
+            let word = match view.job(job) {
+                Some(q) if q.reason == "DependencyNeverSatisfied" => {
+                    failed = true;
+                    "waiting for a job that failed".to_owned()
+                }
+                Some(q) if q.is_live() => {
+                    running |= q.state == "RUNNING";
+                    word_of(q)
+                }
+                q => {
+                    failed = true;
+                    logs.push(log_of(None));
+                    ended_word(q, ended.get(&job.to_string()))
+                }
+            };
+            parts.push(format!("job {job} {word}"));
         }
         None => {
             failed = true;
-            let log = layout.log(index, &stage.name, None);
-            logs.push((shown_path(layout, &log), tail(&log)));
-            ended_word(ended.get(&e.job.to_string()))
+            parts.push("its job was not submitted".to_owned());
         }
-    };
-    parts.push(format!("job {} {word}", e.job));
+    }
     let state = if failed {
         "failed"
     } else if running {
@@ -136,11 +147,14 @@ fn word_of(q: &Queued) -> String {
     }
 }
 
-/// How a job no longer queued ended: `sacct`'s state, or `ended`.
-fn ended_word(state: Option<&String>) -> String {
-    match state {
-        Some(s) => format!("ended {}", s.to_lowercase()),
-        None => "ended without finishing".to_owned(),
+/// How a job that will not finish stands: stuck in the queue (`held`,
+/// `completing`), or ended (`sacct`'s state where the cluster keeps
+/// accounting).
+fn ended_word(queued: Option<&Queued>, state: Option<&String>) -> String {
+    match (queued, state) {
+        (Some(q), _) => format!("{} and will not finish", word_of(q)),
+        (None, Some(s)) => format!("ended {}", s.to_lowercase()),
+        (None, None) => "ended without finishing".to_owned(),
     }
 }
 
