@@ -45,7 +45,8 @@ pub struct RoundArgs {
         value_name = "N",
         hide = true,
         requires = "slurm_task",
-        conflicts_with = "shard"
+        conflicts_with = "shard",
+        value_parser = clap::value_parser!(u32).range(1..)
     )]
     shards: Option<u32>,
 }

@@ -31,7 +31,9 @@ const STUCK: [&str; 4] = [
 impl Queued {
     /// Still to run or running: not a job that is ending (`COMPLETING`,
     /// its processes going away) nor one that waits for what will not
-    /// come ([`STUCK`]). A job its user held counts as queued.
+    /// come (a failed dependency, a hold after a failed launch or too many
+    /// requeues, an administrator's hold). A job its user held counts as
+    /// queued.
     pub fn is_live(&self) -> bool {
         self.state != "COMPLETING" && !STUCK.contains(&self.reason.as_str())
     }
