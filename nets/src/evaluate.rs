@@ -258,7 +258,7 @@ impl Evaluator {
             }
             let width = net.inputs();
             let count = b.members.len();
-            b.inputs.resize(count * width, 0.0);
+            crate::forward_batch::grown(&mut b.inputs, count * width);
             for (k, &i) in b.members.iter().enumerate() {
                 let (done, rest) = b.inputs.split_at_mut(k * width);
                 let row = &mut rest[..width];
@@ -323,7 +323,7 @@ impl Evaluator {
             }
         } else {
             let width = net.inputs();
-            b.inputs.resize(count * width, 0.0);
+            crate::forward_batch::grown(&mut b.inputs, count * width);
             for (&i, row) in b.todo.iter().zip(b.inputs.chunks_exact_mut(width)) {
                 crate::inputs::base_inputs(&b.boards[i], row);
             }

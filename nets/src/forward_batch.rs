@@ -54,12 +54,23 @@ pub fn forward_batch(
     let n_in = net.inputs();
     let padded = net.padded_hidden();
     assert!(xs.len() >= count * n_in && out.len() >= count);
-    hidden.resize(count * padded, 0.0);
+    let hidden = grown(hidden, count * padded);
     accumulate_batch(net, &xs[..count * n_in], count, hidden, simd);
     #[cfg(target_arch = "x86_64")]
     avx2::finish(net, hidden, count, out, arith);
     #[cfg(not(target_arch = "x86_64"))]
     finish(net, hidden, count, out, arith, activate, sums_one_by_one);
+}
+
+/// The first `len` values of `buffer`, grown (never shrunk) to hold them:
+/// a batch's buffers are written whole before they are read, so what a
+/// larger batch left in them is never seen, and a smaller batch after a
+/// larger one costs no zeroing when the next larger one comes.
+pub(crate) fn grown(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
+    if buffer.len() < len {
+        buffer.resize(len, 0.0);
+    }
+    &mut buffer[..len]
 }
 
 /// The hidden sigmoid, the output sums and the output sigmoid of every

@@ -16,26 +16,34 @@ struct SideCounts {
     gammon_cross: i32,
 }
 
-fn counts(side: &[u8; 25]) -> SideCounts {
-    let mut c = SideCounts {
-        back: 0,
-        men: 0,
-        cross: 0,
-        gammon_cross: 1,
-    };
-    for (zone, range) in [(1, 0..6), (2, 6..12), (3, 12..18), (4, 18..24), (5, 24..25)] {
-        let mut n = 0;
-        for i in range {
-            if side[i] > 0 {
-                c.back = i as i32;
-                n += i32::from(side[i]);
-            }
-        }
-        c.men += n;
-        c.cross += zone * n;
-        c.gammon_cross += (zone - 1) * n;
+/// Each point's zone: 1 for the home board (points 0–5), up to 4 for the
+/// outer quarter, 5 for the bar.
+const ZONE: [u32; 25] = {
+    let mut z = [5u32; 25];
+    let mut i = 0;
+    while i < 24 {
+        z[i] = i as u32 / 6 + 1;
+        i += 1;
     }
-    c
+    z
+};
+
+/// The counts of one side, in integers: the same whatever the order they
+/// are summed in.
+fn counts(side: &[u8; 25]) -> SideCounts {
+    let men: u32 = side.iter().map(|&n| u32::from(n)).sum();
+    let cross: u32 = side
+        .iter()
+        .zip(&ZONE)
+        .map(|(&n, &z)| z * u32::from(n))
+        .sum();
+    SideCounts {
+        back: side.iter().rposition(|&n| n > 0).unwrap_or(0) as i32,
+        men: men as i32,
+        cross: cross as i32,
+        // One, plus each chequer's crossovers to the home board.
+        gammon_cross: 1 + cross as i32 - men as i32,
+    }
 }
 
 /// Clamps impossible or certain outcomes and orders the cumulative outputs.
