@@ -22,6 +22,13 @@ pub fn md5_of(bytes: &[u8]) -> String {
     format!("{:x}", Md5::digest(bytes))
 }
 
+/// Hex MD5 of the input file at `path` (opened as every input is:
+/// [`crate::input::open`]).
+pub fn md5_of_file(path: &std::path::Path) -> std::io::Result<String> {
+    let (file, _) = crate::input::open(path)?;
+    md5_hex(file)
+}
+
 /// Hex MD5 of a byte stream.
 pub fn md5_hex(mut reader: impl std::io::Read) -> std::io::Result<String> {
     let mut hasher = Md5::new();

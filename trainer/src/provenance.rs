@@ -196,8 +196,7 @@ pub fn remove_stale(file: &Path) -> Result<(), SaveError> {
         let path = path.to_owned();
         move |error| SaveError { path, error }
     };
-    let (opened, _) = support::input::open(file).map_err(fail(file))?;
-    let md5 = support::digest::md5_hex(opened).map_err(fail(file))?;
+    let md5 = support::digest::md5_of_file(file).map_err(fail(file))?;
     if record["md5"] == md5.as_str() {
         return Ok(());
     }
@@ -242,8 +241,7 @@ pub fn save_for_db(db: &Path, settings: serde_json::Value) -> Result<(), SaveErr
         let path = path.to_owned();
         move |error| SaveError { path, error }
     };
-    let (file, _) = support::input::open(db).map_err(fail(db))?;
-    let md5 = support::digest::md5_hex(file).map_err(fail(db))?;
+    let md5 = support::digest::md5_of_file(db).map_err(fail(db))?;
     let record = serde_json::json!({
         "tool": format!("bgkit trainer {}", env!("CARGO_PKG_VERSION")),
         "command": command_line(),

@@ -39,8 +39,7 @@ pub fn load_weights(path: &Path) -> Result<Nets> {
 
 /// The MD5 of a file (a regular file only: see [`support::input`]).
 pub fn file_md5(path: &Path) -> Result<String> {
-    let (file, _) = support::input::open(path).map_err(io_context(path))?;
-    support::digest::md5_hex(file).map_err(io_context(path))
+    support::digest::md5_of_file(path).map_err(io_context(path))
 }
 
 /// The content of an input file of at most `limit` bytes (a regular file

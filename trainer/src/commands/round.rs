@@ -139,9 +139,6 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
         // Shard tasks run side by side: they take no round lock and
         // touch only their own copy.
         let round = Round::open(&exe, &dir, stages, plan.threads)?;
-        let Some(stage) = round.stages().iter().find(|s| s.name == *name) else {
-            return Err(anyhow!("--slurm-task {name:?}: the plan has no such stage"));
-        };
         let stop = support::signals::stop_flag(
             "trainer round",
             "the shard's labelling saves its journal and stops",
@@ -154,7 +151,7 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
             ));
         };
         let shard = (k, n);
-        let end = slurm::task::run_shard(&round, &layout, stage, shard, &stop)?;
+        let end = slurm::task::run_shard(&round, &layout, name, shard, &stop)?;
         let what = format!("{name}: shard {}/{}", shard.0, shard.1);
         return task_ended(end, &what);
     }

@@ -97,6 +97,18 @@ impl Round {
         &self.stages
     }
 
+    /// The stage named `name`.
+    pub fn stage(&self, name: &str) -> Result<&Stage, PipelineError> {
+        Ok(&self.stages[self.stage_index(name)?])
+    }
+
+    fn stage_index(&self, name: &str) -> Result<usize, PipelineError> {
+        self.stages
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| PipelineError::Refused(format!("the plan has no stage {name:?}")))
+    }
+
     /// The round's directory.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -272,11 +284,7 @@ impl Round {
         stop: &AtomicBool,
         report: &mut dyn FnMut(&Stage, StageEvent),
     ) -> Result<RoundEnd, PipelineError> {
-        let Some(i) = self.stages.iter().position(|s| s.name == name) else {
-            return Err(PipelineError::Refused(format!(
-                "the plan has no stage {name:?}"
-            )));
-        };
+        let i = self.stage_index(name)?;
         if let Some(before) = self.stages[..i]
             .iter()
             .find(|s| self.status(s) == Status::ToDo)
@@ -330,15 +338,10 @@ impl Round {
         let ran = run_command(&line, &self.dir, stage.kind == StageKind::Stdout, stop)
             .map_err(io_error(&self.exe))?;
         if !ran.status.success() {
-            if stop.load(Ordering::SeqCst) || ran.status.code() == Some(130) {
+            if ran.interrupted(stop) {
                 return Ok(RoundEnd::Interrupted);
             }
-            return Err(PipelineError::Stage {
-                stage: stage.name.clone(),
-                status: ran.status.to_string(),
-                why: ran.last_error.unwrap_or_else(|| "no error message".into()),
-                command: shown(&line),
-            });
+            return Err(ran.failure(stage.name.clone(), &line));
         }
         let done = self.at(&stage.done);
         match &stage.kind {
@@ -364,6 +367,24 @@ pub(crate) struct Ran {
     pub stdout: Vec<u8>,
     /// The last non-empty line it wrote to standard error.
     pub last_error: Option<String>,
+}
+
+impl Ran {
+    /// True if the command stopped because it was told to (`stop` set, or
+    /// its exit status 130).
+    pub fn interrupted(&self, stop: &AtomicBool) -> bool {
+        stop.load(Ordering::SeqCst) || self.status.code() == Some(130)
+    }
+
+    /// The error of the command `line` of `stage` that failed so.
+    pub fn failure(self, stage: String, line: &[OsString]) -> PipelineError {
+        PipelineError::Stage {
+            stage,
+            status: self.status.to_string(),
+            why: self.last_error.unwrap_or_else(|| "no error message".into()),
+            command: shown(line),
+        }
+    }
 }
 
 /// Runs `line` in `dir`, in a process group of its own that dies with this

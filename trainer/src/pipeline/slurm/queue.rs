@@ -162,8 +162,8 @@ pub fn squeue() -> Result<QueueView, SlurmError> {
 }
 
 /// `sbatch`'s arguments for `script`: the array's tasks and the job it
-/// waits for, if any.
-pub fn sbatch_args(script: &Path, array: Option<&str>, after: Option<u64>) -> Vec<OsString> {
+/// waits for (its ID, or a shell variable holding it), if any.
+pub fn sbatch_args(script: &Path, array: Option<&str>, after: Option<&str>) -> Vec<OsString> {
     let mut a: Vec<OsString> = vec!["--parsable".into()];
     if let Some(tasks) = array {
         a.push(format!("--array={tasks}").into());
@@ -188,7 +188,8 @@ pub fn check(script: &Path, array: Option<&str>) -> Result<(), SlurmError> {
 
 /// Submits `script` and returns the job ID.
 pub fn submit(script: &Path, array: Option<&str>, after: Option<u64>) -> Result<u64, SlurmError> {
-    let out = run("sbatch", &sbatch_args(script, array, after))?;
+    let after = after.map(|j| j.to_string());
+    let out = run("sbatch", &sbatch_args(script, array, after.as_deref()))?;
     // `--parsable` prints `ID` or `ID;CLUSTER`.
     let id = out.trim().split(';').next().unwrap_or_default();
     id.parse().map_err(|_| SlurmError::Command {

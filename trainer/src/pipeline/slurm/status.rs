@@ -30,26 +30,24 @@ pub fn lines(round: &Round, layout: &Layout) -> Result<Vec<String>, SlurmError> 
     };
     let mut out = Vec::new();
     for (index, stage) in round.stages().iter().enumerate() {
-        let state = match round.status(stage) {
-            Status::Done => "done".to_owned(),
-            Status::Given => "given".to_owned(),
-            Status::ToDo => match jobs.get(&stage.name) {
-                Some(e) => {
-                    let Report { state, logs } = submitted(layout, index, stage, e, &view, &ended);
-                    out.push(format!("{}: {state}", stage.name));
-                    for (log, tail) in logs {
-                        out.push(format!("    {}:", log));
-                        out.extend(tail.into_iter().map(|l| format!("      {l}")));
-                    }
-                    continue;
-                }
-                None if round.started(stage) => {
-                    "started (running, or stopped before it finished)".to_owned()
-                }
-                None => "to do".to_owned(),
-            },
+        let word = |w: &str| Report {
+            state: w.to_owned(),
+            logs: vec![],
+        };
+        let Report { state, logs } = match (round.status(stage), jobs.get(&stage.name)) {
+            (Status::Done, _) => word("done"),
+            (Status::Given, _) => word("given"),
+            (Status::ToDo, Some(e)) => submitted(layout, index, stage, e, &view, &ended),
+            (Status::ToDo, None) if round.started(stage) => {
+                word("started (running, or stopped before it finished)")
+            }
+            (Status::ToDo, None) => word("to do"),
         };
         out.push(format!("{}: {state}", stage.name));
+        for (log, tail) in logs {
+            out.push(format!("    {log}:"));
+            out.extend(tail.into_iter().map(|l| format!("      {l}")));
+        }
     }
     Ok(out)
 }

@@ -3,7 +3,7 @@
 
 use super::jobs::{ArrayJob, Jobs, StageJobs};
 use super::queue::{self, QueueView};
-use super::script::{quoted, JobOptions, JobScript};
+use super::script::{JobOptions, JobScript};
 use super::task::{md5_of, shard_labelled};
 use super::{io_error, Layout, SlurmError};
 use crate::pipeline::{PipelineError, Round, Stage, Status};
@@ -262,33 +262,40 @@ fn list(tasks: &[u32]) -> String {
 }
 
 /// The shell commands that would submit `planned`, each job's ID in a
-/// variable (`j1`, `j2`, …) the next depends on.
+/// variable (`a1` for an array, `j1` for a job, …) the next depends on.
 fn dry_run_lines(planned: &[Planned], concurrency: Option<u32>) -> Vec<String> {
+    let sbatch = |var: &str, script: &Path, array: Option<&str>, after: Option<&str>, what| {
+        let args: Vec<String> = queue::sbatch_args(script, array, after)
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        format!("{var}=$(sbatch {})  # {what}", args.join(" "))
+    };
     let mut lines = Vec::new();
     let mut previous: Option<String> = None;
     for (i, p) in planned.iter().enumerate() {
-        let after = |dep: &Option<String>| {
-            dep.as_ref()
-                .map(|d| format!(" --dependency=afterok:${d}"))
-                .unwrap_or_default()
-        };
         let mut wait = previous.clone();
         if let Some(t) = tasks(&p.left, concurrency) {
             let var = format!("a{}", i + 1);
-            lines.push(format!(
-                "{var}=$(sbatch --parsable --array={t}{} {})  # {}: shards",
-                after(&previous),
-                quoted(&p.array_script.to_string_lossy()),
-                p.stage.name
+            let what = format!("{}: shards", p.stage.name);
+            let dep = previous.as_ref().map(|d| format!("${d}"));
+            lines.push(sbatch(
+                &var,
+                &p.array_script,
+                Some(&t),
+                dep.as_deref(),
+                what,
             ));
             wait = Some(var);
         }
         let var = format!("j{}", i + 1);
-        lines.push(format!(
-            "{var}=$(sbatch --parsable{} {})  # {}",
-            after(&wait),
-            quoted(&p.script.to_string_lossy()),
-            p.stage.name
+        let dep = wait.as_ref().map(|d| format!("${d}"));
+        lines.push(sbatch(
+            &var,
+            &p.script,
+            None,
+            dep.as_deref(),
+            p.stage.name.clone(),
         ));
         previous = Some(var);
     }

@@ -9,12 +9,13 @@
 //! again, say) is never merged: it is labelled again from the new one.
 
 use super::{io_error, Layout, SlurmError};
-use crate::pipeline::runner::{run_command, shown};
-use crate::pipeline::{marker, PipelineError, Round, RoundEnd, Stage, StageEvent};
+use crate::pipeline::runner::run_command;
+use crate::pipeline::Stage;
+use crate::pipeline::{marker, Round, RoundEnd, StageEvent};
 use crate::positions::db::PositionDb;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// The file beside a shard's copy that names the database it came from.
 fn source_of(copy: &Path) -> PathBuf {
@@ -23,8 +24,7 @@ fn source_of(copy: &Path) -> PathBuf {
 
 /// The MD5 of the database at `path`.
 pub fn md5_of(path: &Path) -> Result<String, SlurmError> {
-    let (file, _) = support::input::open(path).map_err(io_error(path))?;
-    support::digest::md5_hex(file).map_err(io_error(path))
+    support::digest::md5_of_file(path).map_err(io_error(path))
 }
 
 /// True if the shard whose copy is `copy` is labelled from the database
@@ -44,10 +44,11 @@ pub fn shard_labelled(copy: &Path, db_md5: &str) -> bool {
 pub fn run_shard(
     round: &Round,
     layout: &Layout,
-    stage: &Stage,
+    name: &str,
     (k, n): (u32, u32),
     stop: &AtomicBool,
 ) -> Result<RoundEnd, SlurmError> {
+    let stage = round.stage(name)?;
     let Some(db) = stage.labelled_db() else {
         return Err(SlurmError::Refused(format!(
             "stage {:?} is not a label stage: it has no shards",
@@ -93,16 +94,10 @@ pub fn run_shard(
     }
     let ran = run_command(&line, round.dir(), false, stop).map_err(io_error(&copy))?;
     if !ran.status.success() {
-        if stop.load(Ordering::SeqCst) || ran.status.code() == Some(130) {
+        if ran.interrupted(stop) {
             return Ok(RoundEnd::Interrupted);
         }
-        return Err(PipelineError::Stage {
-            stage: format!("{} (shard {k}/{n})", stage.name),
-            status: ran.status.to_string(),
-            why: ran.last_error.unwrap_or_else(|| "no error message".into()),
-            command: shown(&line),
-        }
-        .into());
+        return Err(ran.failure(format!("{name} (shard {k}/{n})"), &line).into());
     }
     let done = marker(&copy);
     support::atomic::write_file(&done, b"").map_err(io_error(&done))?;
@@ -124,11 +119,7 @@ pub fn run_job(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&Stage, StageEvent),
 ) -> Result<RoundEnd, SlurmError> {
-    let Some(stage) = round.stages().iter().find(|s| s.name == name).cloned() else {
-        return Err(SlurmError::Refused(format!(
-            "the plan has no stage {name:?}"
-        )));
-    };
+    let stage = round.stage(name)?.clone();
     let copies: Vec<PathBuf> = match (shards, stage.labelled_db()) {
         (Some(n), Some(db)) => (1..=n).map(|k| layout.shard_copy(db, k, n)).collect(),
         (Some(_), None) => {
@@ -186,16 +177,12 @@ fn merge_shards(
     if ran.status.success() {
         return Ok(());
     }
-    if stop.load(Ordering::SeqCst) {
+    if ran.interrupted(stop) {
         return Err(SlurmError::Interrupted);
     }
-    Err(PipelineError::Stage {
-        stage: format!("{name} (merging the shards)"),
-        status: ran.status.to_string(),
-        why: ran.last_error.unwrap_or_else(|| "no error message".into()),
-        command: shown(&line),
-    }
-    .into())
+    Err(ran
+        .failure(format!("{name} (merging the shards)"), &line)
+        .into())
 }
 
 /// This executable, which the jobs' commands run.
