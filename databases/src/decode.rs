@@ -83,8 +83,12 @@ pub fn roll_distribution(d: &Distribution, scale: Scale) -> RollDistribution {
 /// opponent. `gammons` is true when the database has gammon distributions
 /// and either side still has all 15 chequers. Returns the five outputs
 /// (backgammons are 0). Accumulated in f32, i outer, j inner, ascending.
-// Indexed loops keep gnubg's exact summation order visible.
-#[allow(clippy::needless_range_loop)]
+///
+/// Only the terms whose factors are both non-zero are added, in that same
+/// order: a distribution is non-zero over a few rolls only, and a product
+/// with a zero factor (finite values) is ±0, which leaves a sum that
+/// started at +0 unchanged (such a sum is never −0, and x + ±0 = x for
+/// every other x). So the result has the bits of all 528 terms added.
 pub fn race_probabilities(
     p1: &[f32; 32],
     g1: &[f32; 32],
@@ -92,26 +96,36 @@ pub fn race_probabilities(
     g0: &[f32; 32],
     gammons: bool,
 ) -> [f32; 5] {
-    let mut win = 0f32;
-    for i in 0..32 {
-        for j in i..32 {
-            win += p1[i] * p0[j];
-        }
-    }
-    let (mut wg, mut lg) = (0f32, 0f32);
-    if gammons {
-        for i in 0..32 {
-            for j in i..32 {
-                wg += p1[i] * g0[j];
+    // Σ over i, then j ≥ i + skip, ascending, of a[i]·b[j].
+    let triangle = |a: &[f32; 32], b: &[f32; 32], skip: usize| {
+        let (a_from, a_to) = support(a);
+        let (b_from, b_to) = support(b);
+        let mut sum = 0f32;
+        for (i, &x) in a.iter().enumerate().take(a_to).skip(a_from) {
+            for &y in b.iter().take(b_to).skip(b_from.max(i + skip)) {
+                sum += x * y;
             }
         }
-        for i in 0..32 {
-            for j in i + 1..32 {
-                lg += p0[i] * g1[j];
-            }
-        }
-    }
+        sum
+    };
+    let win = triangle(p1, p0, 0);
+    let (wg, lg) = if gammons {
+        (triangle(p1, g0, 0), triangle(p0, g1, 1))
+    } else {
+        (0.0, 0.0)
+    };
     [win, wg, 0.0, lg, 0.0]
+}
+
+/// The range of indices from the first non-zero value to the last.
+fn support(p: &[f32; 32]) -> (usize, usize) {
+    match p.iter().position(|&x| x != 0.0) {
+        Some(first) => (
+            first,
+            32 - p.iter().rev().position(|&x| x != 0.0).unwrap_or(0),
+        ),
+        None => (0, 0),
+    }
 }
 
 /// A stored two-sided u16 value as an equity: `u / 32767.5 − 1` (f32).
@@ -213,6 +227,61 @@ mod tests {
         assert_eq!(two_sided_equity(0), -1.0);
         assert_eq!(hyper_probability(16_777_215), 1.0);
         assert_eq!(hyper_equity(0), -3.0);
+    }
+
+    /// Every one of the 528 terms, as gnubg adds them.
+    fn all_terms(a: &[f32; 32], b: &[f32; 32], skip: usize) -> f32 {
+        let mut sum = 0f32;
+        for i in 0..32 {
+            for j in i + skip..32 {
+                sum += a[i] * b[j];
+            }
+        }
+        sum
+    }
+
+    #[test]
+    fn skipping_zero_terms_keeps_every_bit() {
+        // Distributions with a few non-zero rolls, zeros inside them too,
+        // from stored u16 values as the databases hold them.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut draw = |next: &mut dyn FnMut() -> u64| {
+            let from = (next() % 20) as usize;
+            let len = (next() % 12) as usize;
+            let mut d = [0u16; 32];
+            for v in d.iter_mut().skip(from).take(len) {
+                *v = if next() % 5 == 0 { 0 } else { next() as u16 };
+            }
+            probabilities(&d, Scale::Divide)
+        };
+        for _ in 0..2000 {
+            let (p1, g1, p0, g0) = (
+                draw(&mut next),
+                draw(&mut next),
+                draw(&mut next),
+                draw(&mut next),
+            );
+            let got = race_probabilities(&p1, &g1, &p0, &g0, true);
+            let want = [
+                all_terms(&p1, &p0, 0),
+                all_terms(&p1, &g0, 0),
+                0.0,
+                all_terms(&p0, &g1, 1),
+                0.0,
+            ];
+            assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits));
+        }
+        let zero = [0f32; 32];
+        assert_eq!(
+            race_probabilities(&zero, &zero, &zero, &zero, true),
+            [0.0; 5]
+        );
     }
 
     #[test]

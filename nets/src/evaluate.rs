@@ -13,7 +13,7 @@ use crate::inputs::{
 use crate::net::{NetKind, Nets};
 use crate::race_backgammon::race_backgammon_override;
 use crate::sanity::sanity_check;
-use crate::search_cache::SearchCache;
+use crate::search_cache::{Key, SearchCache};
 use board::{cubeless_equity, Probabilities};
 use board::{eval_over, Board, MoveList, Variant};
 
@@ -87,6 +87,9 @@ pub(crate) struct BatchScratch {
     cached: Vec<bool>,
     /// The boards still to evaluate.
     todo: Vec<usize>,
+    /// The batch boards' cache keys, computed (and their entries fetched)
+    /// before any is looked up.
+    keys: Vec<Option<Key>>,
     /// 0-ply evaluations of the search under way.
     pub(crate) full_cache: SearchCache,
     /// Pruning-net evaluations of the search under way.
@@ -222,8 +225,11 @@ impl Evaluator {
         b.outputs.clear();
         b.outputs.resize(n, [0.0; 5]);
         b.cached.clear();
+        b.keys.clear();
+        b.keys
+            .extend(b.boards.iter().map(|board| b.full_cache.prefetch(board)));
         for (i, board) in b.boards.iter().enumerate() {
-            let found = b.full_cache.get(board);
+            let found = b.full_cache.get_key(b.keys[i].as_ref());
             b.cached.push(found.is_some());
             match found {
                 Some((class, outputs)) => {
@@ -287,7 +293,8 @@ impl Evaluator {
             }
         }
         for i in (0..n).filter(|&i| !b.cached[i]) {
-            b.full_cache.put(&b.boards[i], b.classes[i], b.outputs[i]);
+            b.full_cache
+                .put_key(b.keys[i].as_ref(), b.classes[i], b.outputs[i]);
         }
     }
 
@@ -305,8 +312,11 @@ impl Evaluator {
         b.outputs.clear();
         b.outputs.resize(n, [0.0; 5]);
         b.todo.clear();
-        for (i, board) in b.boards.iter().enumerate() {
-            match b.prune_cache.get(board) {
+        b.keys.clear();
+        b.keys
+            .extend(b.boards.iter().map(|board| b.prune_cache.prefetch(board)));
+        for (i, key) in b.keys.iter().enumerate() {
+            match b.prune_cache.get_key(key.as_ref()) {
                 Some((_, outputs)) => b.outputs[i] = outputs,
                 None => b.todo.push(i),
             }
@@ -339,7 +349,8 @@ impl Evaluator {
             }
         }
         for &i in &b.todo {
-            b.prune_cache.put(&b.boards[i], class, b.outputs[i]);
+            b.prune_cache
+                .put_key(b.keys[i].as_ref(), class, b.outputs[i]);
         }
     }
 

@@ -6,6 +6,13 @@
 //! value has the bits a new evaluation would have; the cache is emptied at
 //! the start of every search, so an evaluator whose nets change between
 //! searches (training) never meets a stale value.
+//!
+//! An entry is one 64-byte cache line: the position packed into 25 bytes
+//! (a point's two counts in one byte's two halves, exact for counts up to
+//! 15), its class, the search it belongs to and its outputs. A batch
+//! computes its positions' keys first and asks the CPU to fetch their
+//! lines ([`SearchCache::prefetch`]), so that the lines of a whole batch
+//! come from memory together rather than one after another.
 
 use crate::classify::Class;
 use board::{Board, Probabilities};
@@ -13,11 +20,55 @@ use board::{Board, Probabilities};
 /// log2 of the entries of one cache.
 const BITS: u32 = 14;
 
+/// A position packed for the cache, with its slot: points 0–23 as three
+/// words of eight bytes, point 24 (the bar) alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Key {
+    words: [u64; 3],
+    bar: u8,
+    slot: u32,
+}
+
+impl Key {
+    /// The key of `board`, or `None` if a count exceeds 15 (no legal
+    /// position has one; such a board is never cached).
+    pub(crate) fn of(board: &Board) -> Option<Key> {
+        let [low, high] = &board.sides;
+        let word = |side: &[u8; 25], k: usize| {
+            u64::from_le_bytes(side[8 * k..8 * k + 8].try_into().expect("eight bytes"))
+        };
+        let mut words = [0u64; 3];
+        let mut over = (low[24] | high[24]) as u64;
+        let mut h: u64 = 0;
+        for (k, w) in words.iter_mut().enumerate() {
+            let (a, b) = (word(low, k), word(high, k));
+            over |= a | b;
+            // Each byte of `b` is at most 15 (checked below), so the shift
+            // keeps it within its byte.
+            *w = a | (b << 4);
+            h = (h.rotate_left(5) ^ *w).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+        if over & 0xf0f0_f0f0_f0f0_f0f0 != 0 {
+            return None;
+        }
+        let bar = low[24] | (high[24] << 4);
+        h = (h.rotate_left(5) ^ bar as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
+        Some(Key {
+            words,
+            bar,
+            slot: (h >> (64 - BITS)) as u32,
+        })
+    }
+}
+
+/// One cached evaluation, a cache line to itself.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct Entry {
-    board: Board,
-    generation: u32,
+    words: [u64; 3],
+    bar: u8,
     class: Class,
+    generation: u32,
     outputs: Probabilities,
 }
 
@@ -42,9 +93,10 @@ impl SearchCache {
         if self.entries.is_empty() {
             self.entries = vec![
                 Entry {
-                    board: Board::default(),
-                    generation: 0,
+                    words: [0; 3],
+                    bar: 0,
                     class: Class::Over,
+                    generation: 0,
                     outputs: [0.0; 5],
                 };
                 1 << BITS
@@ -64,39 +116,60 @@ impl SearchCache {
         self.generation = 0;
     }
 
-    fn slot(board: &Board) -> usize {
-        let mut h: u64 = 0;
-        for side in &board.sides {
-            for chunk in side.chunks(8) {
-                let mut word = [0u8; 8];
-                word[..chunk.len()].copy_from_slice(chunk);
-                h = (h.rotate_left(5) ^ u64::from_le_bytes(word))
-                    .wrapping_mul(0x517c_c1b7_2722_0a95);
-            }
+    /// The key of `board` if a search is under way and the board can be
+    /// cached; the CPU is asked to fetch its entry meanwhile.
+    pub(crate) fn prefetch(&self, board: &Board) -> Option<Key> {
+        if self.generation == 0 {
+            return None;
         }
-        (h >> (64 - BITS)) as usize
+        let key = Key::of(board)?;
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let line: *const Entry = &self.entries[key.slot as usize];
+            // SAFETY: a prefetch is a hint to the cache: it reads nothing
+            // into the program, never faults and changes no memory, and
+            // `line` points into `entries` anyway. SSE, which the
+            // instruction needs, is part of every x86-64 CPU.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(line.cast())
+            };
+        }
+        Some(key)
+    }
+
+    /// The cached evaluation of the position with key `key`, during a search.
+    pub(crate) fn get_key(&self, key: Option<&Key>) -> Option<(Class, Probabilities)> {
+        let key = key.filter(|_| self.generation != 0)?;
+        let e = &self.entries[key.slot as usize];
+        (e.generation == self.generation && e.words == key.words && e.bar == key.bar)
+            .then_some((e.class, e.outputs))
+    }
+
+    /// Keeps the evaluation of the position with key `key`, during a search.
+    pub(crate) fn put_key(&mut self, key: Option<&Key>, class: Class, outputs: Probabilities) {
+        let Some(key) = key.filter(|_| self.generation != 0) else {
+            return;
+        };
+        self.entries[key.slot as usize] = Entry {
+            words: key.words,
+            bar: key.bar,
+            class,
+            generation: self.generation,
+            outputs,
+        };
     }
 
     /// The cached evaluation of `board`, during a search.
     pub(crate) fn get(&self, board: &Board) -> Option<(Class, Probabilities)> {
-        if self.generation == 0 {
-            return None;
-        }
-        let e = &self.entries[Self::slot(board)];
-        (e.generation == self.generation && e.board == *board).then_some((e.class, e.outputs))
+        self.get_key(self.prefetch(board).as_ref())
     }
 
     /// Keeps the evaluation of `board`, during a search.
     pub(crate) fn put(&mut self, board: &Board, class: Class, outputs: Probabilities) {
-        if self.generation == 0 {
-            return;
-        }
-        self.entries[Self::slot(board)] = Entry {
-            board: *board,
-            generation: self.generation,
-            class,
-            outputs,
-        };
+        let key = self.prefetch(board);
+        self.put_key(key.as_ref(), class, outputs);
     }
 }
 
@@ -120,5 +193,36 @@ mod tests {
         assert_eq!(c.get(&b), None);
         assert!(c.begin());
         assert_eq!(c.get(&b), None, "a new search starts empty");
+    }
+
+    #[test]
+    fn an_entry_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Entry>(), 64);
+        assert_eq!(std::mem::align_of::<Entry>(), 64);
+    }
+
+    #[test]
+    fn keys_tell_every_position_apart() {
+        // Moving one chequer of either side changes the key; a count
+        // above 15 has no key (it would not fit its half byte).
+        let b = Board::from_position_id("4HPwATDgc/ABMA").unwrap();
+        let key = Key::of(&b).unwrap();
+        for side in 0..2 {
+            for point in 0..25 {
+                let mut other = b;
+                other.sides[side][point] ^= 1;
+                assert_ne!(
+                    Key::of(&other).map(|k| (k.words, k.bar)),
+                    Some((key.words, key.bar))
+                );
+            }
+        }
+        let mut big = b;
+        big.sides[1][5] = 16;
+        assert_eq!(Key::of(&big), None);
+        let mut c = SearchCache::default();
+        c.begin();
+        c.put(&big, Class::Contact, [0.5; 5]);
+        assert_eq!(c.get(&big), None, "an uncacheable board is never kept");
     }
 }
