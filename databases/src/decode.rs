@@ -230,6 +230,7 @@ mod tests {
     }
 
     /// Every one of the 528 terms, as gnubg adds them.
+    #[allow(clippy::needless_range_loop)]
     fn all_terms(a: &[f32; 32], b: &[f32; 32], skip: usize) -> f32 {
         let mut sum = 0f32;
         for i in 0..32 {
@@ -251,7 +252,7 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let mut draw = |next: &mut dyn FnMut() -> u64| {
+        let draw = |next: &mut dyn FnMut() -> u64| {
             let from = (next() % 20) as usize;
             let len = (next() % 12) as usize;
             let mut d = [0u16; 32];
