@@ -257,7 +257,11 @@ mod tests {
             let len = (next() % 12) as usize;
             let mut d = [0u16; 32];
             for v in d.iter_mut().skip(from).take(len) {
-                *v = if next() % 5 == 0 { 0 } else { next() as u16 };
+                *v = if next().is_multiple_of(5) {
+                    0
+                } else {
+                    next() as u16
+                };
             }
             probabilities(&d, Scale::Divide)
         };
