@@ -187,12 +187,17 @@ impl Evaluator {
 
     /// Static (0-ply) evaluation of `board` (`sides[1]` on roll).
     pub fn evaluate(&self, board: &Board, scratch: &mut Scratch) -> Evaluation {
-        if let Some((class, outputs)) = scratch.batch.full_cache.get(board) {
+        let cache = &mut scratch.batch.full_cache;
+        let key = cache.prefetch(board);
+        if let Some((class, outputs)) = cache.get_key(key.as_ref()) {
             return Evaluation { class, outputs };
         }
         let class = self.classify(board);
         let outputs = self.evaluate_class(board, class, &mut scratch.net);
-        scratch.batch.full_cache.put(board, class, outputs);
+        scratch
+            .batch
+            .full_cache
+            .put_key(key.as_ref(), class, outputs);
         Evaluation { class, outputs }
     }
 

@@ -160,22 +160,22 @@ impl SearchCache {
             outputs,
         };
     }
-
-    /// The cached evaluation of `board`, during a search.
-    pub(crate) fn get(&self, board: &Board) -> Option<(Class, Probabilities)> {
-        self.get_key(self.prefetch(board).as_ref())
-    }
-
-    /// Keeps the evaluation of `board`, during a search.
-    pub(crate) fn put(&mut self, board: &Board, class: Class, outputs: Probabilities) {
-        let key = self.prefetch(board);
-        self.put_key(key.as_ref(), class, outputs);
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl SearchCache {
+        fn get(&self, board: &Board) -> Option<(Class, Probabilities)> {
+            self.get_key(self.prefetch(board).as_ref())
+        }
+
+        fn put(&mut self, board: &Board, class: Class, outputs: Probabilities) {
+            let key = self.prefetch(board);
+            self.put_key(key.as_ref(), class, outputs);
+        }
+    }
 
     #[test]
     fn entries_live_for_one_search() {
