@@ -253,7 +253,7 @@ mod tests {
             state
         };
         let draw = |next: &mut dyn FnMut() -> u64| {
-            let from = (next() % 20) as usize;
+            let from = (next() % 32) as usize;
             let len = (next() % 12) as usize;
             let mut d = [0u16; 32];
             for v in d.iter_mut().skip(from).take(len) {
@@ -287,6 +287,19 @@ mod tests {
             race_probabilities(&zero, &zero, &zero, &zero, true),
             [0.0; 5]
         );
+        // Non-zero at the ends only: the supports' last index is 31.
+        let mut ends = [0f32; 32];
+        (ends[0], ends[31]) = (0.25, 0.75);
+        let got = race_probabilities(&ends, &ends, &ends, &ends, true);
+        let want = [
+            all_terms(&ends, &ends, 0),
+            all_terms(&ends, &ends, 0),
+            0.0,
+            all_terms(&ends, &ends, 1),
+            0.0,
+        ];
+        assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits));
+        assert_eq!(got[3], 0.25 * 0.75);
     }
 
     #[test]

@@ -117,25 +117,14 @@ impl SearchCache {
     }
 
     /// The key of `board` if a search is under way and the board can be
-    /// cached; the CPU is asked to fetch its entry meanwhile.
+    /// cached; the CPU is asked to fetch its entry meanwhile (a batch takes
+    /// all its keys before looking any up).
     pub(crate) fn prefetch(&self, board: &Board) -> Option<Key> {
         if self.generation == 0 {
             return None;
         }
         let key = Key::of(board)?;
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let line: *const Entry = &self.entries[key.slot as usize];
-            // SAFETY: a prefetch is a hint to the cache: it reads nothing
-            // into the program, never faults and changes no memory, and
-            // `line` points into `entries` anyway. SSE, which the
-            // instruction needs, is part of every x86-64 CPU.
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(line.cast())
-            };
-        }
+        support::prefetch::prefetch(&self.entries[key.slot as usize]);
         Some(key)
     }
 
@@ -203,23 +192,55 @@ mod tests {
 
     #[test]
     fn keys_tell_every_position_apart() {
-        // Moving one chequer of either side changes the key; a count
-        // above 15 has no key (it would not fit its half byte).
-        let b = Board::from_position_id("4HPwATDgc/ABMA").unwrap();
-        let key = Key::of(&b).unwrap();
-        for side in 0..2 {
-            for point in 0..25 {
-                let mut other = b;
-                other.sides[side][point] ^= 1;
-                assert_ne!(
-                    Key::of(&other).map(|k| (k.words, k.bar)),
-                    Some((key.words, key.bar))
-                );
+        // Random pairs of boards, many of them one chequer apart (moved,
+        // added, or the same point of the other side): equal keys exactly
+        // when the boards are equal.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n) as usize
+        };
+        for _ in 0..20_000 {
+            let mut a = Board::EMPTY;
+            for side in 0..2 {
+                for _ in 0..next(16) {
+                    a.sides[side][next(25)] += 1;
+                }
             }
+            let mut b = a;
+            match next(3) {
+                0 => {
+                    let (side, from) = (next(2), next(25));
+                    if b.sides[side][from] > 0 {
+                        b.sides[side][from] -= 1;
+                        b.sides[side][next(25)] += 1;
+                    }
+                }
+                1 => {
+                    let point = next(25);
+                    b.sides[0][point] = a.sides[1][point];
+                    b.sides[1][point] = a.sides[0][point];
+                }
+                _ => b.sides[next(2)][next(25)] += 1,
+            }
+            let (ka, kb) = (Key::of(&a).unwrap(), Key::of(&b).unwrap());
+            assert_eq!(
+                (ka.words, ka.bar) == (kb.words, kb.bar),
+                a == b,
+                "{a:?} {b:?}"
+            );
+        }
+        // A count above 15, on any point of either side, has no key.
+        let b = Board::from_position_id("4HPwATDgc/ABMA").unwrap();
+        for (side, point) in [(0, 0), (0, 24), (1, 5), (1, 24), (0, 23)] {
+            let mut big = b;
+            big.sides[side][point] = 16;
+            assert_eq!(Key::of(&big), None, "side {side} point {point}");
         }
         let mut big = b;
-        big.sides[1][5] = 16;
-        assert_eq!(Key::of(&big), None);
+        big.sides[0][24] = 16;
         let mut c = SearchCache::default();
         c.begin();
         c.put(&big, Class::Contact, [0.5; 5]);
