@@ -229,16 +229,20 @@ mod tests {
         assert_eq!(hyper_equity(0), -3.0);
     }
 
-    /// Every one of the 528 terms, as gnubg adds them.
+    /// The race probabilities with every one of the 528 terms of each sum,
+    /// as gnubg adds them.
     #[allow(clippy::needless_range_loop)]
-    fn all_terms(a: &[f32; 32], b: &[f32; 32], skip: usize) -> f32 {
-        let mut sum = 0f32;
-        for i in 0..32 {
-            for j in i + skip..32 {
-                sum += a[i] * b[j];
+    fn all_terms(p1: &[f32; 32], g1: &[f32; 32], p0: &[f32; 32], g0: &[f32; 32]) -> [f32; 5] {
+        let sum = |a: &[f32; 32], b: &[f32; 32], skip: usize| {
+            let mut sum = 0f32;
+            for i in 0..32 {
+                for j in i + skip..32 {
+                    sum += a[i] * b[j];
+                }
             }
-        }
-        sum
+            sum
+        };
+        [sum(p1, p0, 0), sum(p1, g0, 0), 0.0, sum(p0, g1, 1), 0.0]
     }
 
     #[test]
@@ -273,13 +277,7 @@ mod tests {
                 draw(&mut next),
             );
             let got = race_probabilities(&p1, &g1, &p0, &g0, true);
-            let want = [
-                all_terms(&p1, &p0, 0),
-                all_terms(&p1, &g0, 0),
-                0.0,
-                all_terms(&p0, &g1, 1),
-                0.0,
-            ];
+            let want = all_terms(&p1, &g1, &p0, &g0);
             assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits));
         }
         let zero = [0f32; 32];
@@ -291,13 +289,7 @@ mod tests {
         let mut ends = [0f32; 32];
         (ends[0], ends[31]) = (0.25, 0.75);
         let got = race_probabilities(&ends, &ends, &ends, &ends, true);
-        let want = [
-            all_terms(&ends, &ends, 0),
-            all_terms(&ends, &ends, 0),
-            0.0,
-            all_terms(&ends, &ends, 1),
-            0.0,
-        ];
+        let want = all_terms(&ends, &ends, &ends, &ends);
         assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits));
         assert_eq!(got[3], 0.25 * 0.75);
     }

@@ -188,7 +188,7 @@ impl Evaluator {
     /// Static (0-ply) evaluation of `board` (`sides[1]` on roll).
     pub fn evaluate(&self, board: &Board, scratch: &mut Scratch) -> Evaluation {
         let cache = &mut scratch.batch.full_cache;
-        let key = cache.prefetch(board);
+        let key = cache.key(board);
         if let Some((class, outputs)) = cache.get_key(key.as_ref()) {
             return Evaluation { class, outputs };
         }

@@ -40,6 +40,8 @@ mod rcp_table;
 pub mod sanity;
 mod search_cache;
 pub mod sigmoid;
+#[cfg(test)]
+mod test_rng;
 pub mod train;
 pub mod weights;
 pub mod weights_binary;

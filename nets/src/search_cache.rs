@@ -20,12 +20,19 @@ use board::{Board, Probabilities};
 /// log2 of the entries of one cache.
 const BITS: u32 = 14;
 
-/// A position packed for the cache, with its slot: points 0–23 as three
-/// words of eight bytes, point 24 (the bar) alone.
+/// A position packed a point per byte: points 0–23 as three words of
+/// eight bytes, point 24 (the bar) alone; side 0's count in each byte's
+/// low half, side 1's in its high half.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Key {
+struct Packed {
     words: [u64; 3],
     bar: u8,
+}
+
+/// A position packed for the cache, with its slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Key {
+    packed: Packed,
     slot: u32,
 }
 
@@ -37,6 +44,7 @@ impl Key {
         let word = |side: &[u8; 25], k: usize| {
             u64::from_le_bytes(side[8 * k..8 * k + 8].try_into().expect("eight bytes"))
         };
+        let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
         let mut words = [0u64; 3];
         let mut over = (low[24] | high[24]) as u64;
         let mut h: u64 = 0;
@@ -46,17 +54,15 @@ impl Key {
             // Each byte of `b` is at most 15 (checked below), so the shift
             // keeps it within its byte.
             *w = a | (b << 4);
-            h = (h.rotate_left(5) ^ *w).wrapping_mul(0x517c_c1b7_2722_0a95);
+            h = mix(h, *w);
         }
         if over & 0xf0f0_f0f0_f0f0_f0f0 != 0 {
             return None;
         }
         let bar = low[24] | (high[24] << 4);
-        h = (h.rotate_left(5) ^ bar as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
         Some(Key {
-            words,
-            bar,
-            slot: (h >> (64 - BITS)) as u32,
+            packed: Packed { words, bar },
+            slot: (mix(h, u64::from(bar)) >> (64 - BITS)) as u32,
         })
     }
 }
@@ -65,8 +71,7 @@ impl Key {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Entry {
-    words: [u64; 3],
-    bar: u8,
+    packed: Packed,
     class: Class,
     generation: u32,
     outputs: Probabilities,
@@ -93,8 +98,10 @@ impl SearchCache {
         if self.entries.is_empty() {
             self.entries = vec![
                 Entry {
-                    words: [0; 3],
-                    bar: 0,
+                    packed: Packed {
+                        words: [0; 3],
+                        bar: 0,
+                    },
                     class: Class::Over,
                     generation: 0,
                     outputs: [0.0; 5],
@@ -117,13 +124,15 @@ impl SearchCache {
     }
 
     /// The key of `board` if a search is under way and the board can be
-    /// cached; the CPU is asked to fetch its entry meanwhile (a batch takes
-    /// all its keys before looking any up).
+    /// cached.
+    pub(crate) fn key(&self, board: &Board) -> Option<Key> {
+        Key::of(board).filter(|_| self.generation != 0)
+    }
+
+    /// [`SearchCache::key`], asking the CPU to fetch the key's entry
+    /// meanwhile: a batch takes all its keys before looking any up.
     pub(crate) fn prefetch(&self, board: &Board) -> Option<Key> {
-        if self.generation == 0 {
-            return None;
-        }
-        let key = Key::of(board)?;
+        let key = self.key(board)?;
         support::prefetch::prefetch(&self.entries[key.slot as usize]);
         Some(key)
     }
@@ -132,8 +141,7 @@ impl SearchCache {
     pub(crate) fn get_key(&self, key: Option<&Key>) -> Option<(Class, Probabilities)> {
         let key = key.filter(|_| self.generation != 0)?;
         let e = &self.entries[key.slot as usize];
-        (e.generation == self.generation && e.words == key.words && e.bar == key.bar)
-            .then_some((e.class, e.outputs))
+        (e.generation == self.generation && e.packed == key.packed).then_some((e.class, e.outputs))
     }
 
     /// Keeps the evaluation of the position with key `key`, during a search.
@@ -142,8 +150,7 @@ impl SearchCache {
             return;
         };
         self.entries[key.slot as usize] = Entry {
-            words: key.words,
-            bar: key.bar,
+            packed: key.packed,
             class,
             generation: self.generation,
             outputs,
@@ -157,11 +164,11 @@ mod tests {
 
     impl SearchCache {
         fn get(&self, board: &Board) -> Option<(Class, Probabilities)> {
-            self.get_key(self.prefetch(board).as_ref())
+            self.get_key(self.key(board).as_ref())
         }
 
         fn put(&mut self, board: &Board, class: Class, outputs: Probabilities) {
-            let key = self.prefetch(board);
+            let key = self.key(board);
             self.put_key(key.as_ref(), class, outputs);
         }
     }
@@ -195,13 +202,8 @@ mod tests {
         // Random pairs of boards, many of them one chequer apart (moved,
         // added, or the same point of the other side): equal keys exactly
         // when the boards are equal.
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n) as usize
-        };
+        let mut random = crate::test_rng::xorshift(0x9E37_79B9_7F4A_7C15);
+        let mut next = move |n: u64| (random() % n) as usize;
         for _ in 0..20_000 {
             let mut a = Board::EMPTY;
             for side in 0..2 {
@@ -226,11 +228,7 @@ mod tests {
                 _ => b.sides[next(2)][next(25)] += 1,
             }
             let (ka, kb) = (Key::of(&a).unwrap(), Key::of(&b).unwrap());
-            assert_eq!(
-                (ka.words, ka.bar) == (kb.words, kb.bar),
-                a == b,
-                "{a:?} {b:?}"
-            );
+            assert_eq!(ka.packed == kb.packed, a == b, "{a:?} {b:?}");
         }
         // A count above 15, on any point of either side, has no key.
         let b = Board::from_position_id("4HPwATDgc/ABMA").unwrap();

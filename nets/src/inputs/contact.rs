@@ -109,13 +109,8 @@ mod tests {
     /// Boards that share side 1 and differ in side 0, some with the same
     /// rearmost chequer, some not, some with chequers on the bar.
     fn neighbours() -> Vec<Board> {
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n) as usize
-        };
+        let mut random = crate::test_rng::xorshift(0x2545_F491_4F6C_DD1D);
+        let mut next = move |n: u64| (random() % n) as usize;
         let mut boards = Vec::new();
         for _ in 0..300 {
             let mut side1 = [0u8; 25];

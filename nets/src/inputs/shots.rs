@@ -574,22 +574,20 @@ mod tests {
 
     /// Random sides, some with chequers on the bar or borne off.
     fn random_sides(n: usize) -> Vec<[[u8; 25]; 2]> {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::test_rng::xorshift(0x9E37_79B9_7F4A_7C15);
         (0..n)
             .map(|_| {
                 let mut sides = [[0u8; 25]; 2];
                 for side in &mut sides {
-                    let count = 15 - (next() % 16) * u64::from(next() % 3 == 0);
-                    let bar = next() % 4 == 0;
+                    let count = 15 - (next() % 16) * u64::from(next().is_multiple_of(3));
+                    let bar = next().is_multiple_of(4);
                     for _ in 0..count {
                         let v = next();
-                        let p = if bar && v % 9 == 0 { 24 } else { (v >> 8) % 24 };
+                        let p = if bar && v.is_multiple_of(9) {
+                            24
+                        } else {
+                            (v >> 8) % 24
+                        };
                         side[p as usize] += 1;
                     }
                 }
