@@ -6,6 +6,8 @@
 #
 # Jobs (gnubg's weights, small sizes so the whole run takes a few minutes):
 #   td       trainer td, 4,000 games in batches of 20 games
+#   tdpipe   the same with --pipeline (each batch played while the one
+#            before trains)
 #   label    trainer db label eval --plies 2 --prune on about 900 positions
 #   rollout  trainer db rollout --trials 1296 on 4 contact positions
 #   adam     trainer train --optimizer adam, 20 epochs on about 17,000
@@ -17,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps="${REPS:-3}"
-jobs="${JOBS:-td label rollout adam}"
+jobs="${JOBS:-td tdpipe label rollout adam}"
 weights="${WEIGHTS:-/usr/lib/gnubg/gnubg.wd}"
 if [ -n "${TRAINER:-}" ]; then
   trainer="$(realpath "$TRAINER")"
@@ -51,6 +53,7 @@ run() { # job threads → its command, run in a fresh copy; prints seconds
   start=$(now)
   case $job in
     td) "$trainer" td -q --weights "$weights" -o out.wd --games 4000 --batch-games 20 --seed 3 --checkpoint-every 0 --eval-every 0 --threads "$t" ;;
+    tdpipe) "$trainer" td -q --weights "$weights" -o out.wd --games 4000 --batch-games 20 --pipeline --seed 3 --checkpoint-every 0 --eval-every 0 --threads "$t" ;;
     label) "$trainer" db label eval -q in.db --weights "$weights" --plies 2 --prune --threads "$t" ;;
     rollout) "$trainer" db rollout -q in.db --weights "$weights" --trials 1296 --seed 5 --threads "$t" ;;
     adam) "$trainer" train -q --db ../adam.db --class contact --weights "$weights" -o out.wd --optimizer adam --alpha-start 0.001 --alpha-low 0.0001 --epochs 20 --seed 4 --threads "$t" ;;

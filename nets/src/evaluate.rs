@@ -16,6 +16,7 @@ use crate::sanity::sanity_check;
 use crate::search_cache::{Key, SearchCache};
 use board::{cubeless_equity, Probabilities};
 use board::{eval_over, Board, MoveList, Variant};
+use std::sync::Arc;
 
 /// Why an evaluator cannot be built.
 #[derive(Debug, thiserror::Error)]
@@ -110,11 +111,12 @@ pub(crate) struct NetScratch {
     pub(crate) hidden: Vec<f32>,
 }
 
-/// Evaluates positions with gnubg's nets and bearoff databases.
-#[derive(Debug)]
+/// Evaluates positions with gnubg's nets and bearoff databases. A clone
+/// copies the nets and shares the (read-only) databases.
+#[derive(Clone, Debug)]
 pub struct Evaluator {
     pub(crate) nets: Nets,
-    bearoff: BearoffDatabases,
+    bearoff: Arc<BearoffDatabases>,
     arith: Arithmetic,
     simd: Simd,
 }
@@ -131,7 +133,7 @@ impl Evaluator {
         }
         Ok(Evaluator {
             nets,
-            bearoff,
+            bearoff: Arc::new(bearoff),
             arith,
             simd: Simd::Auto,
         })

@@ -359,3 +359,106 @@ fn damaged_checkpoints_and_other_evaluators_are_refused() {
     }
     assert!(!out.exists());
 }
+
+/// `--pipeline` plays each batch against the weights from before the
+/// previous batch trained: another run than without it, but the same bytes
+/// on one thread and two, and after kill -9 and `--resume` (its checkpoint
+/// keeps the weights that play the next batch).
+#[test]
+fn pipelined_td_keeps_its_bytes_on_any_threads_and_after_kill_9() {
+    let dir = tempdir("bgkit-td-pipe.");
+    let path = |name: &str| dir.path().join(name);
+    let run = |name: &str, extra: &[&str]| {
+        let mut args = vec!["--games", "96", "--batch-games", "8", "--seed", "5"];
+        args.extend_from_slice(extra);
+        assert_success(&td_from_gnubg(&path(name), &args), name);
+        std::fs::read(path(name)).unwrap()
+    };
+    let one = run("one.wd", &["--pipeline", "--threads", "1"]);
+    let two = run("two.wd", &["--pipeline", "--threads", "2"]);
+    let plain = run("plain.wd", &["--threads", "2"]);
+    assert_eq!(one, two, "threads changed the pipelined weights");
+    assert_ne!(one, plain, "pipelining changed nothing");
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path("one.wd.json")).unwrap()).unwrap();
+    assert_eq!(p["settings"]["pipeline"], true, "{p}");
+
+    let settings = [
+        "--games",
+        "3000",
+        "--batch-games",
+        "8",
+        "--pipeline",
+        "--checkpoint-every",
+        "16",
+        "--seed",
+        "9",
+    ];
+    let whole = path("whole.wd");
+    assert_success(&td_from_gnubg(&whole, &settings), "uninterrupted td");
+    let cut = path("cut.wd");
+    let mut cmd = Command::new(BIN);
+    cmd.args(["td", "-q", "--weights", gnubg_weights(), "-o", s(&cut)])
+        .args(settings);
+    let running = Running::start(cmd);
+    let ckpt = path("cut.wd.ckpt");
+    wait_until(Duration::from_secs(300), "a checkpoint exists", || {
+        ckpt.exists()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    Command::new("kill")
+        .args(["-9", &running.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = running.finish(Duration::from_secs(30));
+    assert!(
+        !out.status.success(),
+        "the run ended before it was killed; make it longer\n{}",
+        describe(&out)
+    );
+    let mut resume = settings.to_vec();
+    resume.push("--resume");
+    assert_success(&td_from_gnubg(&cut, &resume), "resumed td");
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&cut).unwrap(),
+        "resumed pipelined weights differ from an uninterrupted run"
+    );
+    // Resuming without --pipeline is refused by name.
+    let other = path("other.wd");
+    let mut cmd = Command::new(BIN);
+    cmd.args(["td", "-q", "--weights", gnubg_weights(), "-o", s(&other)])
+        .args(settings);
+    let killed = Running::start(cmd);
+    let other_ckpt = path("other.wd.ckpt");
+    wait_until(Duration::from_secs(300), "a checkpoint exists", || {
+        other_ckpt.exists()
+    });
+    Command::new("kill")
+        .args(["-9", &killed.pid().to_string()])
+        .status()
+        .unwrap();
+    let _ = killed.finish(Duration::from_secs(30));
+    let mut args = vec!["td", "-q", "--weights", gnubg_weights(), "-o", s(&other)];
+    args.extend(resume.iter().filter(|a| **a != "--pipeline"));
+    assert_one_line_failure(BIN, "trainer", &args, "pipelining on, now off");
+}
+
+#[test]
+fn pipelining_needs_batches() {
+    let dir = tempdir("bgkit-td-pipe.");
+    let out = dir.path().join("out.wd");
+    let args = [
+        "td",
+        "-q",
+        "--weights",
+        gnubg_weights(),
+        "-o",
+        s(&out),
+        "--games",
+        "8",
+        "--pipeline",
+    ];
+    assert_one_line_failure(BIN, "trainer", &args, "--batch-games");
+    assert!(!out.exists());
+}

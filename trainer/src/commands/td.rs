@@ -49,6 +49,13 @@ pub struct TdArgs {
     /// one thread). Results depend on the seed and B, never on --threads.
     #[arg(long, value_name = "B")]
     batch_games: Option<u64>,
+    /// With --batch-games: play each batch against the weights from before
+    /// the previous batch was trained, so the next batch's games are played
+    /// while this one trains (two cores do nearly twice the work of one).
+    /// Another run than without it, but still determined by the seed and B
+    /// alone, never by --threads.
+    #[arg(long)]
+    pipeline: bool,
     /// Save OUT.ckpt every K games (0: only when interrupted).
     #[arg(long, default_value_t = 1000, value_name = "K")]
     checkpoint_every: u64,
@@ -73,6 +80,7 @@ impl TdArgs {
             lambda: self.lambda,
             seed: self.seed,
             batch_games: self.batch_games,
+            pipeline: self.pipeline,
             eval_every: self.eval_every,
             eval_games: self.eval_games,
         }
@@ -124,9 +132,13 @@ impl TdHooks for Files {
             settings: trainer.settings().clone(),
             evaluator: self.evaluator.clone(),
             progress: trainer.progress().clone(),
+            player_bytes: None,
         };
-        self.run
-            .save_checkpoint(checkpoint::to_bytes(&header, trainer.evaluator().nets()))
+        self.run.save_checkpoint(checkpoint::to_bytes(
+            &header,
+            trainer.evaluator().nets(),
+            trainer.player_nets(),
+        ))
     }
 }
 
@@ -162,12 +174,14 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     };
     let run = RunFiles::claim(out, args.evaluator.input_files(), &beside)?;
     let resumed = run.resume(args.resume, |bytes| {
-        let (header, nets) = checkpoint::parse(bytes)?;
+        let (header, nets, player) = checkpoint::parse(bytes)?;
         header.check_matches(&parent_md5, &settings, &evaluator)?;
-        Ok((header, nets))
+        Ok((header, nets, player))
     })?;
+    let mut player = None;
     let progress = match resumed {
-        Some((header, nets)) => {
+        Some((header, nets, saved_player)) => {
+            player = saved_player;
             if header.progress.games > args.games {
                 bail!(
                     "checkpoint {} has {} games, more than --games {}",
@@ -194,6 +208,9 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     };
     files.bar.update(start_games);
     let mut trainer = TdTrainer::new(eval, settings.clone(), progress);
+    if let Some(player) = player {
+        trainer = trainer.with_player(player);
+    }
     let end = trainer.run(args.games, args.checkpoint_every, &mut files)?;
     files.bar.finish();
     if end == TdEnd::Stopped {

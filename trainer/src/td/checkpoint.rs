@@ -38,6 +38,11 @@ pub struct CheckpointHeader {
     pub evaluator: EvaluatorId,
     /// What was done.
     pub progress: TdProgress,
+    /// Pipelined runs: the length of the weights that play the next batch,
+    /// stored after the run's weights (absent: the run's own weights play
+    /// it, and the file has the layout of runs without pipelining).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_bytes: Option<u64>,
 }
 
 /// Why a checkpoint cannot be read or used.
@@ -78,15 +83,46 @@ impl From<Problem> for CheckpointError {
     }
 }
 
-/// The checkpoint's bytes (refused if a net holds a value that is not
-/// finite).
-pub fn to_bytes(header: &CheckpointHeader, nets: &Nets) -> Result<Vec<u8>, nets::WeightsError> {
-    weights_checkpoint_bytes(KIND, header, nets)
+/// The checkpoint's bytes, with `player`, the weights that play a
+/// pipelined run's next batch, after the run's own (refused if a net holds
+/// a value that is not finite). `header.player_bytes` is set here.
+pub fn to_bytes(
+    header: &CheckpointHeader,
+    nets: &Nets,
+    player: Option<&Nets>,
+) -> Result<Vec<u8>, nets::WeightsError> {
+    let player = player
+        .map(|p| nets::weights::to_bytes(p, nets::weights::Format::Binary))
+        .transpose()?;
+    let header = CheckpointHeader {
+        player_bytes: player.as_ref().map(|p| p.len() as u64),
+        ..header.clone()
+    };
+    let mut payload = weights_payload(&header, nets)?;
+    payload.extend(player.unwrap_or_default());
+    Ok(Snapshot::encode(KIND, &payload))
 }
 
-/// Parses a checkpoint.
-pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets), CheckpointError> {
-    parse_weights_checkpoint(KIND, bytes)
+/// Parses a checkpoint: the header, the run's weights and, for a pipelined
+/// run, the weights that play its next batch.
+pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets, Option<Nets>), CheckpointError> {
+    let (header, weights): (CheckpointHeader, _) = parse_header(KIND, bytes)?;
+    let player_len = header.player_bytes.unwrap_or(0);
+    let split = usize::try_from(player_len)
+        .ok()
+        .and_then(|n| weights.len().checked_sub(n))
+        .ok_or_else(|| {
+            CheckpointError::Corrupt(format!(
+                "{player_len} bytes of player weights announced, fewer stored"
+            ))
+        })?;
+    let (own, player) = weights.split_at(split);
+    let (nets, _) = nets::weights::parse(own)?;
+    let player = match header.player_bytes {
+        Some(_) => Some(nets::weights::parse(player)?.0),
+        None => None,
+    };
+    Ok((header, nets, player))
 }
 
 /// The layout every trainer checkpoint shares: a snapshot of fingerprint
@@ -99,11 +135,17 @@ pub fn weights_checkpoint_bytes(
     header: &impl Serialize,
     nets: &Nets,
 ) -> Result<Vec<u8>, nets::WeightsError> {
+    Ok(Snapshot::encode(kind, &weights_payload(header, nets)?))
+}
+
+/// The block of [`weights_checkpoint_bytes`]: the header's JSON line and
+/// the binary weights.
+fn weights_payload(header: &impl Serialize, nets: &Nets) -> Result<Vec<u8>, nets::WeightsError> {
     let weights = nets::weights::to_bytes(nets, nets::weights::Format::Binary)?;
     let mut payload = serde_json::to_vec(header).expect("the header serializes");
     payload.push(b'\n');
     payload.extend(weights);
-    Ok(Snapshot::encode(kind, &payload))
+    Ok(payload)
 }
 
 /// Parses the layout of [`weights_checkpoint_bytes`] for a checkpoint of
@@ -113,6 +155,17 @@ pub fn parse_weights_checkpoint<H: serde::de::DeserializeOwned>(
     kind: &'static str,
     bytes: &[u8],
 ) -> Result<(H, Nets), CheckpointError> {
+    let (header, weights) = parse_header(kind, bytes)?;
+    let (nets, _) = nets::weights::parse(&weights)?;
+    Ok((header, nets))
+}
+
+/// The header of a checkpoint of `kind` in the layout of
+/// [`weights_checkpoint_bytes`] and the bytes after it, hash checked.
+fn parse_header<H: serde::de::DeserializeOwned>(
+    kind: &'static str,
+    bytes: &[u8],
+) -> Result<(H, Vec<u8>), CheckpointError> {
     let Snapshot {
         fingerprint,
         payload,
@@ -135,8 +188,9 @@ pub fn parse_weights_checkpoint<H: serde::de::DeserializeOwned>(
         .ok_or_else(|| CheckpointError::Corrupt("no header line".into()))?;
     let header: H = serde_json::from_slice(&payload[..end])
         .map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
-    let (nets, _) = nets::weights::parse(&payload[end + 1..])?;
-    Ok((header, nets))
+    let mut weights = payload;
+    weights.drain(..=end);
+    Ok((header, weights))
 }
 
 impl CheckpointHeader {
@@ -188,6 +242,10 @@ impl CheckpointHeader {
                 batch(b.batch_games),
             );
         }
+        if a.pipeline != b.pipeline {
+            let said = |p: bool| if p { "on" } else { "off" }.to_string();
+            return mismatch("pipelining", said(a.pipeline), said(b.pipeline));
+        }
         if (a.eval_every, a.eval_games) != (b.eval_every, b.eval_games) {
             return mismatch(
                 "games between evaluations/evaluation games",
@@ -210,6 +268,7 @@ mod tests {
             lambda: 0.0,
             seed: 3,
             batch_games: None,
+            pipeline: false,
             eval_every: 0,
             eval_games: 0,
         }
@@ -232,6 +291,7 @@ mod tests {
                 trained: [100, 20, 3],
                 curve: vec![],
             },
+            player_bytes: None,
         }
     }
 
@@ -239,9 +299,16 @@ mod tests {
     fn round_trip_keeps_every_bit() {
         let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
         let header = header();
-        let bytes = to_bytes(&header, &nets).unwrap();
-        let (h, n) = parse(&bytes).unwrap();
-        assert_eq!((h, n), (header.clone(), nets));
+        let bytes = to_bytes(&header, &nets, None).unwrap();
+        let (h, n, p) = parse(&bytes).unwrap();
+        assert_eq!((h, n, p), (header.clone(), nets.clone(), None));
+        // A pipelined run's checkpoint keeps the player's weights too.
+        let player = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 5).unwrap();
+        let both = to_bytes(&header, &nets, Some(&player)).unwrap();
+        let (h, n, p) = parse(&both).unwrap();
+        assert_eq!((n, p), (nets.clone(), Some(player)));
+        assert!(h.player_bytes.is_some_and(|b| b > 0));
+        assert!(parse(&both[..both.len() - 3]).is_err());
         assert!(parse(&bytes[..bytes.len() - 3]).is_err());
         assert!(parse(b"hello").is_err());
         assert!(header
@@ -256,6 +323,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("λ 0, now 0.5"), "{e}");
+        let pipelined = TdSettings {
+            pipeline: true,
+            ..settings()
+        };
+        let e = header
+            .check_matches("abc", &pipelined, &evaluator())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pipelining off, now on"), "{e}");
         assert!(header
             .check_matches("abd", &settings(), &evaluator())
             .is_err());
@@ -282,7 +358,7 @@ mod tests {
     #[test]
     fn damage_anywhere_is_refused() {
         let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
-        let bytes = to_bytes(&header(), &nets).unwrap();
+        let bytes = to_bytes(&header(), &nets, Some(&nets)).unwrap();
         for at in (0..bytes.len()).step_by(53).chain([bytes.len() - 1]) {
             for bit in [0, 5] {
                 let mut damaged = bytes.clone();
@@ -301,7 +377,7 @@ mod tests {
     #[test]
     fn an_older_format_is_named_not_misread() {
         let nets = crate::init::new_nets(8, crate::init::GNUBG_BETA_HIDDEN, 4).unwrap();
-        let payload = Snapshot::parse(&to_bytes(&header(), &nets).unwrap())
+        let payload = Snapshot::parse(&to_bytes(&header(), &nets, None).unwrap())
             .unwrap()
             .payload;
         for magic in ["bgkit td checkpoint 1\n", "bgkit td checkpoint 2\n"] {

@@ -10,7 +10,7 @@ use crate::play::game::game_dice;
 use crate::play::game::Player;
 use crate::play::matches::{play_match, DiceMode, MatchError};
 use board::{invert, Board, Dice, Probabilities};
-use nets::{train_net_deferred, Class, Evaluator, NetKind, Scratch, TrainScratch};
+use nets::{train_net_deferred, Class, Evaluator, NetKind, Nets, Scratch, TrainScratch};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +29,12 @@ pub struct TdSettings {
     /// Games played against the same weights before their updates are
     /// applied (in game order); `None`: gnubg's sequential algorithm.
     pub batch_games: Option<u64>,
+    /// Batches are played against the weights from before the previous
+    /// batch was trained, so that playing one batch overlaps training the
+    /// one before (needs `batch_games`). Absent from the files of runs
+    /// without it, which keep their bytes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pipeline: bool,
     /// Games between learning-curve points (0: no curve).
     pub eval_every: u64,
     /// Games (duplicate dice) against pubeval per curve point.
@@ -80,6 +86,9 @@ impl TdSettings {
             return bad(format!(
                 "games per batch {b}: must be from 1 to {MAX_BATCH_GAMES} (a batch's positions are held in memory until it is trained)"
             ));
+        }
+        if self.pipeline && self.batch_games.is_none() {
+            return bad("pipelining plays a batch while the previous one trains: it needs games per batch (--batch-games)".into());
         }
         let step = self.batch_games.unwrap_or(1);
         if !self.eval_every.is_multiple_of(step) {
@@ -208,6 +217,34 @@ impl PreparedGame {
     }
 }
 
+/// Plays games `first..first + count` in parallel against `eval`'s weights
+/// and prepares each for training (in game order, on any number of
+/// threads).
+fn play_batch(
+    eval: &Evaluator,
+    seed: u64,
+    lambda: f32,
+    first: u64,
+    count: u64,
+) -> Vec<PreparedGame> {
+    (first..first + count)
+        .into_par_iter()
+        .map_init(
+            || eval.scratch(),
+            |s, g| PreparedGame::new(eval, &play_training_game(eval, seed, g, lambda, s)),
+        )
+        .collect()
+}
+
+/// A batch of a pipelined run played but not trained yet: games
+/// `first..first + count` and the weights that played them.
+struct PlayedBatch {
+    first: u64,
+    count: u64,
+    games: Vec<PreparedGame>,
+    player: Evaluator,
+}
+
 /// The dice tag of training games.
 const TRAIN_TAG: u32 = 0x7D;
 /// The dice seed of learning-curve matches (the same dice at every point,
@@ -312,6 +349,11 @@ pub struct TdTrainer {
     /// One per trained net (contact, race, crashed).
     train: [TrainScratch; 3],
     last_point: Option<(u64, std::time::Instant)>,
+    /// Pipelined runs: the next batch, already played.
+    played: Option<PlayedBatch>,
+    /// Pipelined runs resumed from a checkpoint: the weights that play the
+    /// next batch (until it is played).
+    resume_player: Option<Nets>,
 }
 
 impl TdTrainer {
@@ -325,6 +367,24 @@ impl TdTrainer {
             scratch,
             train: Default::default(),
             last_point: None,
+            played: None,
+            resume_player: None,
+        }
+    }
+
+    /// A pipelined run resumed with `player`, the weights that play its
+    /// next batch (from [`Self::player_nets`] when it was saved).
+    pub fn with_player(mut self, player: Nets) -> TdTrainer {
+        self.resume_player = Some(player);
+        self
+    }
+
+    /// The weights that play (or played) the next batch of a pipelined
+    /// run, when they are not the current ones; a checkpoint keeps them.
+    pub fn player_nets(&self) -> Option<&Nets> {
+        match &self.played {
+            Some(b) => Some(b.player.nets()),
+            None => self.resume_player.as_ref(),
         }
     }
 
@@ -398,24 +458,71 @@ impl TdTrainer {
     }
 
     /// Games `first..first + count` played in parallel against the current
-    /// weights, then trained in game order. Each game's inputs and
-    /// sanity-checked targets (which do not depend on the weights) are
-    /// prepared in parallel too, and the contact, race and crashed nets
-    /// learn side by side: each net takes its own positions in game order
-    /// with its own annealed rate, exactly the steps of
+    /// weights, then trained in game order.
+    fn train_batch(&mut self, first: u64, count: u64) {
+        let (seed, lambda) = (self.settings.seed, self.settings.lambda);
+        let games = play_batch(&self.eval, seed, lambda, first, count);
+        self.learn(&games);
+    }
+
+    /// The pipelined form of [`Self::train_batch`]: the batch at `first`
+    /// was played (or is now played) against the weights from before the
+    /// previous batch was trained, and while it trains, the next batch of
+    /// the run's `total` games is played against the weights from before
+    /// this training. Each batch's games depend only on the weights that
+    /// played them, so the result does not depend on the threads.
+    fn train_batch_pipelined(&mut self, first: u64, count: u64, total: u64) {
+        let (seed, lambda) = (self.settings.seed, self.settings.lambda);
+        let played = match self.played.take() {
+            Some(b) if (b.first, b.count) == (first, count) => b,
+            other => {
+                let player = match other {
+                    // Played with other bounds (the run's total changed on
+                    // resuming): the same weights play the new bounds.
+                    Some(b) => b.player,
+                    None => {
+                        let mut player = self.eval.clone();
+                        if let Some(nets) = self.resume_player.take() {
+                            *player.nets_mut() = nets;
+                        }
+                        player
+                    }
+                };
+                let games = play_batch(&player, seed, lambda, first, count);
+                PlayedBatch {
+                    first,
+                    count,
+                    games,
+                    player,
+                }
+            }
+        };
+        let next_first = first + count;
+        let next = (next_first < total).then(|| {
+            let count = self.settings.step().min(total - next_first);
+            (next_first, count, self.eval.clone())
+        });
+        let (_, next) = rayon::join(
+            || self.learn(&played.games),
+            || {
+                next.map(|(first, count, player)| PlayedBatch {
+                    first,
+                    count,
+                    games: play_batch(&player, seed, lambda, first, count),
+                    player,
+                })
+            },
+        );
+        self.played = next;
+    }
+
+    /// Trains prepared games in game order. The contact, race and crashed
+    /// nets learn side by side: each net takes its own positions in game
+    /// order with its own annealed rate, exactly the steps of
     /// [`Self::train_sample`] on each sample in turn (a step changes only
     /// its own net). Each net's blocked copy of its weights, which only
     /// the games use, is brought up to date once at the end.
-    fn train_batch(&mut self, first: u64, count: u64) {
-        let (seed, lambda) = (self.settings.seed, self.settings.lambda);
-        let eval = &self.eval;
-        let games: Vec<PreparedGame> = (first..first + count)
-            .into_par_iter()
-            .map_init(
-                || eval.scratch(),
-                |s, g| PreparedGame::new(eval, &play_training_game(eval, seed, g, lambda, s)),
-            )
-            .collect();
+    fn learn(&mut self, games: &[PreparedGame]) {
         let (arith, simd) = (self.eval.arithmetic(), self.eval.simd());
         let (alpha, anneal) = (self.settings.alpha, self.settings.anneal);
         let [contact, race, crashed, ..] = self.eval.nets_mut().each_mut();
@@ -429,7 +536,7 @@ impl TdTrainer {
         streams
             .into_par_iter()
             .for_each(|(kind, net, trained, scratch)| {
-                for game in &games {
+                for game in games {
                     for (k, step) in game.steps.iter().enumerate() {
                         if step.kind != kind {
                             continue;
@@ -503,6 +610,9 @@ impl TdTrainer {
             let count = step.min(games - first);
             match self.settings.batch_games {
                 None => self.train_sequential_game(first),
+                Some(_) if self.settings.pipeline => {
+                    self.train_batch_pipelined(first, count, games)
+                }
                 Some(_) => self.train_batch(first, count),
             }
             self.progress.games += count;
@@ -574,6 +684,7 @@ mod tests {
             lambda: 0.0,
             seed: 1,
             batch_games: Some(4),
+            pipeline: true,
             eval_every: 8,
             eval_games: 100,
         };
@@ -610,6 +721,11 @@ mod tests {
             },
             TdSettings {
                 eval_games: 3,
+                ..ok.clone()
+            },
+            TdSettings {
+                batch_games: None,
+                eval_every: 0,
                 ..ok.clone()
             },
         ];
