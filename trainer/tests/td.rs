@@ -5,7 +5,7 @@
 mod common;
 
 use common::play::{gnubg_weights, play};
-use common::{ok, s, BIN, GNUBG_WD, OS0, TS0};
+use common::{kill_9_when, ok, s, BIN, GNUBG_WD, OS0, TS0};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
@@ -400,48 +400,27 @@ fn pipelined_td_keeps_its_bytes_on_any_threads_and_after_kill_9() {
     let mut cmd = Command::new(BIN);
     cmd.args(["td", "-q", "--weights", gnubg_weights(), "-o", s(&cut)])
         .args(settings);
-    let running = Running::start(cmd);
     let ckpt = path("cut.wd.ckpt");
-    wait_until(Duration::from_secs(300), "a checkpoint exists", || {
-        ckpt.exists()
-    });
-    std::thread::sleep(Duration::from_millis(300));
-    Command::new("kill")
-        .args(["-9", &running.pid().to_string()])
-        .status()
-        .unwrap();
-    let out = running.finish(Duration::from_secs(30));
-    assert!(
-        !out.status.success(),
-        "the run ended before it was killed; make it longer\n{}",
-        describe(&out)
+    kill_9_when(
+        cmd,
+        "a checkpoint exists",
+        || ckpt.exists(),
+        Duration::from_millis(300),
     );
     let mut resume = settings.to_vec();
     resume.push("--resume");
+    // Resuming without --pipeline is refused by name, the checkpoint kept.
+    let saved = std::fs::read(&ckpt).unwrap();
+    let mut args = vec!["td", "-q", "--weights", gnubg_weights(), "-o", s(&cut)];
+    args.extend(resume.iter().filter(|a| **a != "--pipeline"));
+    assert_one_line_failure(BIN, "trainer", &args, "pipelining on, now off");
+    assert_eq!(std::fs::read(&ckpt).unwrap(), saved);
     assert_success(&td_from_gnubg(&cut, &resume), "resumed td");
     assert_eq!(
         std::fs::read(&whole).unwrap(),
         std::fs::read(&cut).unwrap(),
         "resumed pipelined weights differ from an uninterrupted run"
     );
-    // Resuming without --pipeline is refused by name.
-    let other = path("other.wd");
-    let mut cmd = Command::new(BIN);
-    cmd.args(["td", "-q", "--weights", gnubg_weights(), "-o", s(&other)])
-        .args(settings);
-    let killed = Running::start(cmd);
-    let other_ckpt = path("other.wd.ckpt");
-    wait_until(Duration::from_secs(300), "a checkpoint exists", || {
-        other_ckpt.exists()
-    });
-    Command::new("kill")
-        .args(["-9", &killed.pid().to_string()])
-        .status()
-        .unwrap();
-    let _ = killed.finish(Duration::from_secs(30));
-    let mut args = vec!["td", "-q", "--weights", gnubg_weights(), "-o", s(&other)];
-    args.extend(resume.iter().filter(|a| **a != "--pipeline"));
-    assert_one_line_failure(BIN, "trainer", &args, "pipelining on, now off");
 }
 
 #[test]
