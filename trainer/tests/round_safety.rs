@@ -147,6 +147,14 @@ fn plans_whose_paths_collide_are_refused_before_any_stage() {
             "held old.db: is also include[0]",
         ),
         (
+            serde_json::json!({"holdout": 0.0, "held": "old.db", "exclude": ["old.db"]}),
+            "held old.db: is also exclude[0]",
+        ),
+        (
+            serde_json::json!({"exclude": ["train.db"]}),
+            "exclude[0] train.db: is a file of stage \"training set\"",
+        ),
+        (
             serde_json::json!({"start": "player.wd.json", "player": "player.wd"}),
             "side file",
         ),
@@ -370,6 +378,30 @@ fn printed_command(plan: &Path, name: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("no stage {name} in\n{print}"));
     let line = lines.next().unwrap();
     line.split_whitespace().skip(1).map(String::from).collect()
+}
+
+/// `exclude` lists databases (earlier rounds' held-out sets) whose
+/// positions the round neither labels nor trains on.
+#[test]
+fn excluded_databases_stay_out_of_the_pool_and_the_training_set() {
+    let dir = tempdir("bgkit-round-exclude.");
+    let change = serde_json::json!({"exclude": ["old-held.db"]});
+    let plan = write_plan(dir.path(), &with(&tiny(), change));
+    let print = ["round", "--print", s(&plan)];
+    assert_one_line_failure(BIN, "trainer", &print, "exclude old-held.db");
+    std::fs::copy(dir.path().join("plan.json"), dir.path().join("old-held.db")).unwrap();
+    for stage in ["pool", "training set"] {
+        let command = printed_command(&plan, stage);
+        assert!(
+            command
+                .windows(2)
+                .any(|w| w == ["--exclude", "old-held.db"]),
+            "{stage}: {command:?}"
+        );
+    }
+    let plain = write_plan(dir.path(), &tiny());
+    let command = printed_command(&plain, "training set");
+    assert!(!command.iter().any(|a| a == "old-held.db"), "{command:?}");
 }
 
 #[test]

@@ -313,6 +313,7 @@ fn check_inputs(plan: &Plan, dir: &std::path::Path) -> Result<(), String> {
         inputs.push(("held", &plan.held));
     }
     inputs.extend(plan.include.iter().map(|p| ("include", p)));
+    inputs.extend(plan.exclude.iter().map(|p| ("exclude", p)));
     for (name, path) in inputs {
         support::input::open(&dir.join(path))
             .map_err(|e| format!("{name} {}: {e}", path.display()))?;

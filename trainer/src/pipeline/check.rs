@@ -72,12 +72,21 @@ impl Plan {
             ("start".into(), &self.start),
             ("opponent".into(), &self.opponent),
         ];
-        v.extend(
-            self.include
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (format!("include[{i}]"), p.as_path())),
-        );
+        v.extend(self.listed_inputs());
+        v
+    }
+
+    /// The databases the plan lists (`include` and `exclude`), each with
+    /// its field's name and index.
+    fn listed_inputs(&self) -> Vec<(String, &Path)> {
+        let mut v = Vec::new();
+        for (field, list) in [("include", &self.include), ("exclude", &self.exclude)] {
+            v.extend(
+                list.iter()
+                    .enumerate()
+                    .map(|(i, p)| (format!("{field}[{i}]"), p.as_path())),
+            );
+        }
         v
     }
 
@@ -144,12 +153,7 @@ impl Plan {
             ("player".into(), &self.player),
             ("teacher".into(), &self.teacher),
         ];
-        inputs.extend(
-            self.include
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (format!("include[{i}]"), p.as_path())),
-        );
+        inputs.extend(self.listed_inputs());
         inputs.push(("opponent".into(), &self.opponent));
         for (name, path) in &inputs {
             let k = key(path);
@@ -159,7 +163,7 @@ impl Plan {
                     self.held.display()
                 ));
             }
-            if k == start && name.starts_with("include") {
+            if k == start && (name.starts_with("include") || name.starts_with("exclude")) {
                 return Err(format!("start {}: is also {name}", self.start.display()));
             }
             for side in super::side_files(path) {

@@ -49,6 +49,10 @@ pub struct Plan {
     /// Labelled databases of earlier rounds, trained on too.
     #[serde(default)]
     pub include: Vec<PathBuf>,
+    /// Databases whose positions this round neither labels nor trains on
+    /// (earlier rounds' held-out sets, so they stay held out).
+    #[serde(default)]
+    pub exclude: Vec<PathBuf>,
     /// Plies of the teacher's evaluation.
     #[serde(default = "default_plies")]
     pub plies: u32,

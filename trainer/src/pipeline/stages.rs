@@ -202,6 +202,7 @@ impl Plan {
         }
         let new = file(files::NEW);
         let mut exclude: Vec<PathBuf> = self.include.clone();
+        exclude.extend(self.exclude.iter().cloned());
         if self.holdout > 0.0 {
             // Split the union of this round's positions.
             let pooled = file(files::POOLED);
@@ -233,12 +234,9 @@ impl Plan {
         let mut sources: Vec<PathBuf> = self.include.clone();
         sources.push(new);
         let train = file(files::TRAIN);
-        stages.push(merge_stage(
-            "training set",
-            &sources,
-            std::slice::from_ref(&held),
-            &train,
-        ));
+        let mut left_out = vec![held.clone()];
+        left_out.extend(self.exclude.iter().cloned());
+        stages.push(merge_stage("training set", &sources, &left_out, &train));
         let start = self.start.clone();
         let mut a = args(["new", "-o"]);
         a.push(start.clone().into());
