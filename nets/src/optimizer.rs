@@ -151,13 +151,20 @@ impl Adam {
                     .zip(v_part.par_chunks_mut(RANGE))
                     .enumerate()
                     .for_each(|(c, ((ws, ms), vs))| {
-                        let at = c * RANGE;
-                        for (e, ((w, m), v)) in ws.iter_mut().zip(ms).zip(vs).enumerate() {
-                            let mut sum = sums[0][at + e];
-                            for g in &sums[1..] {
-                                sum += g[at + e];
+                        let range = c * RANGE..c * RANGE + ws.len();
+                        // The sum of the gradients, one whole slice after
+                        // another (loops the compiler vectorizes): each
+                        // component still adds them in the order of `grads`.
+                        let mut sum = [0f32; RANGE];
+                        let sum = &mut sum[..ws.len()];
+                        sum.copy_from_slice(&sums[0][range.clone()]);
+                        for g in &sums[1..] {
+                            for (s, &x) in sum.iter_mut().zip(&g[range.clone()]) {
+                                *s += x;
                             }
-                            let gi = sum * mean;
+                        }
+                        for (((w, m), v), &s) in ws.iter_mut().zip(ms).zip(vs).zip(sum.iter()) {
+                            let gi = s * mean;
                             *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * gi;
                             *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * gi * gi;
                             *w += rate * (*m / correct1) / ((*v / correct2).sqrt() + ADAM_EPSILON);
@@ -261,6 +268,73 @@ mod tests {
         assert_ne!(one, net);
         assert_eq!(one, many);
         assert_eq!(adam_one, adam_many);
+    }
+
+    /// [`Adam::step_sum`] computes Adam's formula for each weight, the
+    /// gradients added in order, bit for bit, on a net of more weights
+    /// than one parallel range holds.
+    #[test]
+    fn step_sum_is_adams_formula_for_every_weight() {
+        let mut net = crate::train::tests::varied_net(800);
+        let mut next = crate::test_rng::xorshift(7);
+        let mut random = || (next() % 20_001) as f32 / 10_000.0 - 1.0;
+        let grads: Vec<Gradient> = (0..3)
+            .map(|_| {
+                let mut g = Gradient::zeros(&net);
+                for v in [
+                    &mut g.hidden_weights,
+                    &mut g.output_weights,
+                    &mut g.hidden_thresholds,
+                    &mut g.output_thresholds,
+                ] {
+                    v.iter_mut().for_each(|x| *x = random());
+                }
+                g
+            })
+            .collect();
+        let flat = |n: &Net| {
+            [
+                n.hidden_weights(),
+                n.output_weights(),
+                n.hidden_thresholds(),
+                n.output_thresholds(),
+            ]
+            .concat()
+        };
+        let flat_grad = |g: &Gradient| {
+            [
+                &g.hidden_weights[..],
+                &g.output_weights,
+                &g.hidden_thresholds,
+                &g.output_thresholds,
+            ]
+            .concat()
+        };
+        assert!(flat(&net).len() > 2 * 4096, "several parallel ranges");
+        let gs: Vec<Vec<f32>> = grads.iter().map(flat_grad).collect();
+        let mut w = flat(&net);
+        let (mut m, mut v) = (vec![0f32; w.len()], vec![0f32; w.len()]);
+        let mut adam = Adam::new(&net);
+        let (samples, rate) = (5, 0.003);
+        for t in 1..=2 {
+            adam.step_sum(&mut net, &grads, samples, rate);
+            let correct1 = 1.0 - ADAM_BETA1.powi(t);
+            let correct2 = 1.0 - ADAM_BETA2.powi(t);
+            for e in 0..w.len() {
+                let mut sum = gs[0][e];
+                for g in &gs[1..] {
+                    sum += g[e];
+                }
+                let gi = sum * (1.0 / samples as f32);
+                m[e] = ADAM_BETA1 * m[e] + (1.0 - ADAM_BETA1) * gi;
+                v[e] = ADAM_BETA2 * v[e] + (1.0 - ADAM_BETA2) * gi * gi;
+                w[e] += rate * (m[e] / correct1) / ((v[e] / correct2).sqrt() + ADAM_EPSILON);
+            }
+        }
+        let bits = |x: &[f32]| x.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&flat(&net)), bits(&w));
+        assert_eq!(bits(&adam.first), bits(&m));
+        assert_eq!(bits(&adam.second), bits(&v));
     }
 
     #[test]

@@ -269,7 +269,7 @@ pub(crate) mod tests {
     }
 
     /// A 6-`hidden`-5 net with fixed, varied weights.
-    fn varied_net(hidden: usize) -> Net {
+    pub(crate) fn varied_net(hidden: usize) -> Net {
         let shape = NetShape {
             inputs: 6,
             hidden,
