@@ -107,21 +107,22 @@ pub fn to_bytes(
 /// run, the weights that play its next batch.
 pub fn parse(bytes: &[u8]) -> Result<(CheckpointHeader, Nets, Option<Nets>), CheckpointError> {
     let (header, weights): (CheckpointHeader, _) = parse_header(KIND, bytes)?;
-    let player_len = header.player_bytes.unwrap_or(0);
-    let split = usize::try_from(player_len)
-        .ok()
-        .and_then(|n| weights.len().checked_sub(n))
-        .ok_or_else(|| {
-            CheckpointError::Corrupt(format!(
-                "{player_len} bytes of player weights announced, fewer stored"
-            ))
-        })?;
-    let (own, player) = weights.split_at(split);
-    let (nets, _) = nets::weights::parse(own)?;
-    let player = match header.player_bytes {
-        Some(_) => Some(nets::weights::parse(player)?.0),
-        None => None,
+    let (own, player) = match header.player_bytes {
+        None => (&weights[..], None),
+        Some(len) => {
+            let split = usize::try_from(len)
+                .ok()
+                .and_then(|n| weights.len().checked_sub(n))
+                .ok_or_else(|| {
+                    CheckpointError::Corrupt(format!(
+                        "{len} bytes of player weights announced, fewer stored"
+                    ))
+                })?;
+            let (own, player) = weights.split_at(split);
+            (own, Some(nets::weights::parse(player)?.0))
+        }
     };
+    let (nets, _) = nets::weights::parse(own)?;
     Ok((header, nets, player))
 }
 

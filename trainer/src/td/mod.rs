@@ -245,6 +245,18 @@ struct PlayedBatch {
     player: Evaluator,
 }
 
+impl PlayedBatch {
+    /// Games `first..first + count` played by `player` ([`play_batch`]).
+    fn play(player: Evaluator, seed: u64, lambda: f32, first: u64, count: u64) -> PlayedBatch {
+        PlayedBatch {
+            games: play_batch(&player, seed, lambda, first, count),
+            first,
+            count,
+            player,
+        }
+    }
+}
+
 /// The dice tag of training games.
 const TRAIN_TAG: u32 = 0x7D;
 /// The dice seed of learning-curve matches (the same dice at every point,
@@ -488,13 +500,7 @@ impl TdTrainer {
                         player
                     }
                 };
-                let games = play_batch(&player, seed, lambda, first, count);
-                PlayedBatch {
-                    first,
-                    count,
-                    games,
-                    player,
-                }
+                PlayedBatch::play(player, seed, lambda, first, count)
             }
         };
         let next_first = first + count;
@@ -505,11 +511,8 @@ impl TdTrainer {
         let (_, next) = rayon::join(
             || self.learn(&played.games),
             || {
-                next.map(|(first, count, player)| PlayedBatch {
-                    first,
-                    count,
-                    games: play_batch(&player, seed, lambda, first, count),
-                    player,
+                next.map(|(first, count, player)| {
+                    PlayedBatch::play(player, seed, lambda, first, count)
                 })
             },
         );
