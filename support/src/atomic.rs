@@ -303,6 +303,81 @@ impl RecycledFile {
     }
 }
 
+/// A [`RecycledFile`] saved on a thread of its own, so that a long run
+/// goes on computing while its checkpoint is written and synced: at most
+/// one save is in flight, and each save waits for the one before. A kill
+/// at any moment still leaves the last complete version under the name.
+/// An error of a save is returned by the next [`save`](Self::save) or by
+/// [`wait`](Self::wait); dropping it waits for the save in flight.
+pub struct BackgroundFile {
+    file: std::sync::Arc<RecycledFile>,
+    pending: std::sync::Mutex<Option<std::thread::JoinHandle<io::Result<()>>>>,
+}
+
+impl BackgroundFile {
+    /// Saves versions of `file` in the background.
+    pub fn new(file: RecycledFile) -> BackgroundFile {
+        BackgroundFile {
+            file: std::sync::Arc::new(file),
+            pending: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The path that names the latest version.
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+
+    /// Waits for the save in flight, then starts saving `bytes`.
+    pub fn save(&self, bytes: Vec<u8>) -> io::Result<()> {
+        let mut pending = self.lock();
+        if let Some(previous) = pending.take() {
+            joined(previous)?;
+        }
+        let file = std::sync::Arc::clone(&self.file);
+        *pending = Some(std::thread::spawn(move || file.save(&bytes)));
+        Ok(())
+    }
+
+    /// Waits for the save in flight, returning its error.
+    pub fn wait(&self) -> io::Result<()> {
+        match self.lock().take() {
+            Some(previous) => joined(previous),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for the save in flight, then deletes the file and its spare.
+    pub fn remove(self) -> io::Result<()> {
+        self.wait()?;
+        let file = std::sync::Arc::clone(&self.file);
+        drop(self);
+        std::sync::Arc::try_unwrap(file)
+            .map_err(|_| io::Error::other("a checkpoint save is still running"))?
+            .remove()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<std::thread::JoinHandle<io::Result<()>>>> {
+        // A poisoned lock only means a panic elsewhere; the handle is intact.
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Drop for BackgroundFile {
+    fn drop(&mut self) {
+        let _ = self.wait();
+    }
+}
+
+/// The result of a finished background save.
+fn joined(handle: std::thread::JoinHandle<io::Result<()>>) -> io::Result<()> {
+    handle
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("the background save panicked")))
+}
+
 /// Removes `path`; a missing file is not an error.
 pub fn remove_if_present(path: &Path) -> io::Result<()> {
     match std::fs::remove_file(path) {
@@ -396,6 +471,35 @@ mod tests {
         file.save(b"and again").unwrap();
         file.remove().unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn background_saves_end_in_order_and_report_their_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        let file = BackgroundFile::new(RecycledFile::new(&path));
+        for k in 0..20u32 {
+            file.save(format!("version {k}").into_bytes()).unwrap();
+        }
+        file.wait().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"version 19");
+        // Dropping waits for the save in flight.
+        file.save(b"last".to_vec()).unwrap();
+        drop(file);
+        assert_eq!(std::fs::read(&path).unwrap(), b"last");
+        let file = BackgroundFile::new(RecycledFile::new(&path));
+        file.save(b"removed".to_vec()).unwrap();
+        file.remove().unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        // A save that fails (its directory is gone) is reported by the
+        // next call, not lost.
+        let gone = dir.path().join("gone");
+        let file = BackgroundFile::new(RecycledFile::new(&gone.join("run.ckpt")));
+        file.save(b"nowhere".to_vec()).unwrap();
+        assert!(file.wait().is_err());
+        assert!(file.wait().is_ok(), "an error is reported once");
+        file.save(b"nowhere".to_vec()).unwrap();
+        assert!(file.save(b"again".to_vec()).is_err());
     }
 
     #[test]

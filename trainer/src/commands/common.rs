@@ -4,7 +4,7 @@ use anyhow::{bail, Context, Result};
 use nets::weights::Format;
 use nets::Nets;
 use std::path::{Path, PathBuf};
-use support::atomic::RecycledFile;
+use support::atomic::{BackgroundFile, RecycledFile};
 use support::claim::{Claim, Claimed};
 use support::cli::Outcome;
 use trainer::provenance::Provenance;
@@ -70,7 +70,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 /// for the run (with its inputs and other files beside OUT).
 pub struct RunFiles {
     out: PathBuf,
-    checkpoint: RecycledFile,
+    checkpoint: BackgroundFile,
     _claim: Claimed,
 }
 
@@ -88,7 +88,7 @@ impl RunFiles {
         }
         Ok(RunFiles {
             out: out.to_owned(),
-            checkpoint: RecycledFile::new(&ckpt),
+            checkpoint: BackgroundFile::new(RecycledFile::new(&ckpt)),
             _claim: claim.acquire()?,
         })
     }
@@ -126,30 +126,43 @@ impl RunFiles {
         Ok(Some(parsed))
     }
 
-    /// Saves a checkpoint's `bytes` over OUT.ckpt.
+    /// Starts saving a checkpoint's `bytes` over OUT.ckpt in the
+    /// background (written and synced while the run goes on; the previous
+    /// save is waited for first, and its error returned).
     pub fn save_checkpoint(
         &self,
         bytes: Result<Vec<u8>, nets::WeightsError>,
     ) -> std::io::Result<()> {
-        let path = self.checkpoint_path();
+        let bytes = bytes.map_err(std::io::Error::other)?;
         self.checkpoint
-            .save(&bytes.map_err(std::io::Error::other)?)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+            .save(bytes)
+            .map_err(|e| self.checkpoint_error(e))
     }
 
-    /// Says where an interrupted run (`tool`, stopped after `done`) left
-    /// its checkpoint.
-    pub fn stopped(&self, tool: &str, done: &str) -> Outcome {
+    fn checkpoint_error(&self, e: std::io::Error) -> std::io::Error {
+        let path = self.checkpoint_path();
+        std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+    }
+
+    /// Waits for the checkpoint being saved, then says where an
+    /// interrupted run (`tool`, stopped after `done`) left it.
+    pub fn stopped(&self, tool: &str, done: &str) -> Result<Outcome> {
+        self.checkpoint
+            .wait()
+            .map_err(|e| self.checkpoint_error(e))?;
         support::note!(
             "{tool}: stopped after {done}; checkpoint {} (continue with --resume)",
             self.checkpoint_path().display()
         );
-        Outcome::Interrupted
+        Ok(Outcome::Interrupted)
     }
 
     /// Saves the trained `nets` as OUT with their provenance `record`, then
-    /// removes the checkpoint.
+    /// removes the checkpoint (once its last save has ended).
     pub fn finish(self, nets: &Nets, record: Provenance) -> Result<()> {
+        self.checkpoint
+            .wait()
+            .map_err(|e| self.checkpoint_error(e))?;
         save_weights(nets, &self.out, record)?;
         let ckpt = self.checkpoint.path().to_owned();
         self.checkpoint.remove().map_err(io_context(&ckpt))

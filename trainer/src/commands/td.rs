@@ -215,7 +215,7 @@ pub fn run(args: &TdArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     files.bar.finish();
     if end == TdEnd::Stopped {
         let done = format!("{} games", trainer.progress().games);
-        return Ok(files.run.stopped("trainer td", &done));
+        return files.run.stopped("trainer td", &done);
     }
     let p = trainer.progress();
     let record = Provenance::new(

@@ -308,7 +308,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let s = trainer.state();
     if end == SupervisedEnd::Stopped {
         let done = format!("{} epochs", s.epochs);
-        return Ok(files.run.stopped("trainer train", &done));
+        return files.run.stopped("trainer train", &done);
     }
     write_atomically(&csv, trainer.curve_csv().as_bytes())?;
     let record = provenance(args, &trainer, &files.start)?;
