@@ -6,12 +6,14 @@ use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
+use support::checkpoint::Checkpoint;
 use support::cli::Outcome;
+use support::job::PayloadError;
 use support::progress::Progress;
 use trainer::evaluator_args::EvaluatorArgs;
 use trainer::play::engine::{EnginePool, EngineSpec};
 use trainer::play::game::Player;
-use trainer::play::matches::{play_match_recorded, DiceMode};
+use trainer::play::matches::{play_match_journaled, DiceMode, Journaling, Tally, TALLY_BYTES};
 
 /// Arguments of `trainer play`.
 #[derive(Args, Debug)]
@@ -43,6 +45,16 @@ pub struct PlayArgs {
     /// move as `POSITIONID DICE AFTERID`) to FILE, one JSON object a line.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Keep the match's running totals in FILE, synced after every 64
+    /// units (game pairs with duplicate dice), so that a long match killed
+    /// at any moment loses at most those games; continue it with
+    /// --resume. FILE is removed when the match ends.
+    #[arg(long, value_name = "FILE", conflicts_with = "record")]
+    journal: Option<PathBuf>,
+    /// Continue the match kept in --journal FILE (refused if FILE was made
+    /// for other players, games, seed or dice).
+    #[arg(long, requires = "journal")]
+    resume: bool,
     /// The opponent: `pubeval` or a weights file (evaluated with the same
     /// databases and arithmetic as A).
     #[arg(long, default_value = "pubeval", value_name = "pubeval|FILE", value_parser = Opponent::parse)]
@@ -192,11 +204,19 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
         Some(pool) => Player::Engine(pool),
         None => player(&b_eval, args.vs_plies),
     };
-    // The record's name is checked and locked before any game.
-    let _claim = match &args.record {
+    // The record's or journal's name is checked and locked before any game.
+    let _claim = match args.record.as_ref().or(args.journal.as_ref()) {
         Some(path) => Some(support::claim::Claim::new().output(path).acquire()?),
         None => None,
     };
+    let mut journal = match &args.journal {
+        Some(path) => {
+            let fingerprint = match_fingerprint(args, a_eval.as_ref().or(b_eval.as_ref()))?;
+            Some(open_journal(path, &fingerprint, args.resume)?)
+        }
+        None => None,
+    };
+    let from = journal.as_ref().map_or_else(Tally::default, |(_, t)| *t);
     let mut lines: Vec<u8> = Vec::new();
     let mut progress = Progress::new(
         "trainer play",
@@ -204,7 +224,11 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
         args.games,
         args.json || args.run.quiet,
     );
-    let result = play_match_recorded(
+    let mut keep = |tally: &Tally| match journal.as_mut() {
+        Some((file, _)) => file.append_block(&tally.to_bytes()),
+        None => Ok(()),
+    };
+    let result = play_match_journaled(
         a_player,
         b_player,
         args.games,
@@ -214,6 +238,10 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
         args.record
             .as_ref()
             .map(|_| &mut lines as &mut dyn std::io::Write),
+        Journaling {
+            from,
+            after_chunk: &mut keep,
+        },
     )?;
     progress.finish();
     if let Some(path) = &args.record {
@@ -238,5 +266,112 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
     } else {
         support::outln!("{a_name} vs {b_name}: {result}")?;
     }
+    if let Some((file, _)) = journal {
+        let path = file.path().to_owned();
+        file.remove()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
     Ok(Outcome::Done)
+}
+
+/// What a match's journal belongs to: both players (a weights file by its
+/// MD5 and plies, an engine by its command line), the evaluator's
+/// arithmetic and bearoff databases, the games, the seed and the dice.
+fn match_fingerprint(args: &PlayArgs, eval: Option<&nets::Evaluator>) -> Result<String> {
+    let side = |engine: &Option<String>,
+                pubeval: bool,
+                weights: Option<&std::path::Path>,
+                plies: u32|
+     -> Result<serde_json::Value> {
+        Ok(match (engine, pubeval, weights) {
+            (Some(command), _, _) => serde_json::json!({ "engine": command }),
+            (None, true, _) | (None, _, None) => serde_json::json!("pubeval"),
+            (None, false, Some(path)) => serde_json::json!({
+                "weights_md5": crate::commands::common::file_md5(path)?,
+                "plies": plies,
+            }),
+        })
+    };
+    let a_weights = trainer::defaults::weights(args.evaluator.weights.as_deref()).ok();
+    let a = if args.engine.is_none() && !args.pubeval {
+        side(&None, false, a_weights.as_deref(), args.plies)?
+    } else {
+        side(&args.engine, args.pubeval, None, args.plies)?
+    };
+    let b_weights = match &args.vs {
+        Opponent::Weights(path) => Some(path.as_path()),
+        Opponent::Pubeval => None,
+    };
+    let b = side(
+        &args.vs_engine,
+        b_weights.is_none(),
+        b_weights,
+        args.vs_plies,
+    )?;
+    let evaluator = match eval {
+        Some(e) => Some(trainer::evaluator_args::EvaluatorId::of(e)?),
+        None => None,
+    };
+    let settings = serde_json::json!({
+        "a": a,
+        "b": b,
+        "evaluator": evaluator,
+        "games": args.games,
+        "seed": args.seed,
+        "dice": args.dice,
+    });
+    Ok(format!("bgkit play journal 1 {settings}"))
+}
+
+/// The journal at `path`: with `resume`, reopened (its fingerprint must be
+/// `fingerprint`) with the totals of its last intact block; without, a new
+/// one (an existing file is refused).
+fn open_journal(
+    path: &std::path::Path,
+    fingerprint: &str,
+    resume: bool,
+) -> Result<(Checkpoint, Tally)> {
+    if !resume {
+        if path.exists() {
+            anyhow::bail!(
+                "{} exists: continue that match with --resume, or remove it to start again",
+                path.display()
+            );
+        }
+        if fingerprint.len() > support::checkpoint::MAX_FINGERPRINT {
+            anyhow::bail!("--journal: the players' description is too long for a journal");
+        }
+        let file = Checkpoint::create(path, fingerprint)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        return Ok((file, Tally::default()));
+    }
+    let mut tally = Tally::default();
+    let (file, damage) = Checkpoint::open(
+        path,
+        |found| {
+            if found == fingerprint {
+                Ok(())
+            } else {
+                Err("made for another match (players, plies, games, seed, dice, arithmetic or bearoff databases)".into())
+            }
+        },
+        |payload| {
+            tally = Tally::from_bytes(payload).ok_or(if payload.len() < TALLY_BYTES {
+                PayloadError::Short
+            } else {
+                PayloadError::Trailing
+            })?;
+            Ok(())
+        },
+    )
+    .map_err(|e| anyhow::anyhow!("--resume: {e}"))?;
+    if let Some(d) = damage {
+        support::note!(
+            "trainer play: warning: journal {}: block {} is damaged; it and all after it ({} bytes) are dropped (those games are played again)",
+            path.display(),
+            d.block,
+            d.bytes
+        );
+    }
+    Ok((file, tally))
 }

@@ -36,6 +36,12 @@ pub enum MatchError {
     /// The record of the games could not be written.
     #[error("the record of the games: {0}")]
     Record(std::io::Error),
+    /// The journal of the match could not be written.
+    #[error("the journal of the match: {0}")]
+    Journal(std::io::Error),
+    /// A journal's totals do not fit the match.
+    #[error("the journal holds {0} game units, more than this match has")]
+    TooFar(u64),
 }
 
 /// The outcome of a match, from player A's view.
@@ -97,7 +103,38 @@ pub fn play_match_recorded(
     seed: u64,
     mode: DiceMode,
     progress: &mut dyn FnMut(u64),
+    record: Option<&mut dyn std::io::Write>,
+) -> Result<MatchResult, MatchError> {
+    let journal = Journaling {
+        from: Tally::default(),
+        after_chunk: &mut |_| Ok(()),
+    };
+    play_match_journaled(a, b, games, seed, mode, progress, record, journal)
+}
+
+/// Where a journaled match starts and what it does with its totals.
+pub struct Journaling<'a> {
+    /// The totals of the units already played (by an interrupted run).
+    pub from: Tally,
+    /// Called with the totals after each chunk of units (to keep them).
+    pub after_chunk: &'a mut dyn FnMut(&Tally) -> std::io::Result<()>,
+}
+
+/// [`play_match_recorded`] continued from `journal.from`: the units it
+/// counts are not played again, and `journal.after_chunk` gets the totals
+/// after every chunk of units. The result is the same as an uninterrupted
+/// match's: each unit's dice depend on its number alone, and the totals
+/// are exact integers.
+#[allow(clippy::too_many_arguments)]
+pub fn play_match_journaled(
+    a: Player,
+    b: Player,
+    games: u64,
+    seed: u64,
+    mode: DiceMode,
+    progress: &mut dyn FnMut(u64),
     mut record: Option<&mut dyn std::io::Write>,
+    journal: Journaling,
 ) -> Result<MatchResult, MatchError> {
     if games == 0 {
         return Err(MatchError::NoGames);
@@ -109,9 +146,13 @@ pub fn play_match_recorded(
     };
     let units = games / per_unit;
     let tracing = record.is_some();
-    // Only the sums are kept, so any number of games runs in bounded memory.
-    let mut sums = Sums::default();
-    let mut start = 0;
+    // Only the totals are kept, so any number of games runs in bounded memory.
+    let mut tally = journal.from;
+    if tally.units > units {
+        return Err(MatchError::TooFar(tally.units));
+    }
+    let mut start = tally.units;
+    progress(start * per_unit);
     while start < units {
         let end = (start + CHUNK).min(units);
         let chunk: Vec<Unit> = (start..end)
@@ -122,15 +163,16 @@ pub fn play_match_recorded(
             )
             .collect::<Result<_, EngineError>>()?;
         for u in &chunk {
-            sums.add(&u.points[..per_unit as usize]);
+            tally.add(&u.points[..per_unit as usize]);
             if let Some(out) = record.as_deref_mut() {
                 u.write(out).map_err(MatchError::Record)?;
             }
         }
+        (journal.after_chunk)(&tally).map_err(MatchError::Journal)?;
         start = end;
         progress(start * per_unit);
     }
-    Ok(sums.summary(per_unit))
+    Ok(tally.summary(per_unit))
 }
 
 /// One unit of a match: a pair of games (duplicate dice) or one game.
@@ -209,18 +251,51 @@ fn play_unit<'a>(
     })
 }
 
-/// Exact integer sums over the units (pairs or games) of a match: their
+/// Exact integer totals over the units (pairs or games) of a match: their
 /// count, the games A won, and the sums of each unit's points and of their
-/// squares.
-#[derive(Default)]
-struct Sums {
+/// squares. A journal keeps them ([`Tally::to_bytes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
     units: u64,
     wins: u64,
     points: i128,
     squares: i128,
 }
 
-impl Sums {
+/// Bytes of [`Tally::to_bytes`].
+pub const TALLY_BYTES: usize = 48;
+
+impl Tally {
+    /// Units counted.
+    pub fn units(&self) -> u64 {
+        self.units
+    }
+
+    /// The totals as 48 little-endian bytes (units, wins, points, squares).
+    pub fn to_bytes(&self) -> [u8; TALLY_BYTES] {
+        let mut out = [0u8; TALLY_BYTES];
+        out[..8].copy_from_slice(&self.units.to_le_bytes());
+        out[8..16].copy_from_slice(&self.wins.to_le_bytes());
+        out[16..32].copy_from_slice(&self.points.to_le_bytes());
+        out[32..].copy_from_slice(&self.squares.to_le_bytes());
+        out
+    }
+
+    /// The totals of [`Tally::to_bytes`], or `None` for bytes of another
+    /// length.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Tally> {
+        let bytes: &[u8; TALLY_BYTES] = bytes.try_into().ok()?;
+        let word = |r: std::ops::Range<usize>| bytes[r].try_into().expect("fixed ranges");
+        Some(Tally {
+            units: u64::from_le_bytes(word(0..8)),
+            wins: u64::from_le_bytes(word(8..16)),
+            points: i128::from_le_bytes(bytes[16..32].try_into().expect("16 bytes")),
+            squares: i128::from_le_bytes(bytes[32..].try_into().expect("16 bytes")),
+        })
+    }
+}
+
+impl Tally {
     /// Adds one unit: A's points in each of its games.
     fn add(&mut self, games: &[i32]) {
         let points: i32 = games.iter().sum();
@@ -303,13 +378,88 @@ mod tests {
 
     #[test]
     fn summary_statistics() {
-        let mut sums = Sums::default();
+        let mut sums = Tally::default();
         sums.add(&[1, -2]);
         sums.add(&[3, 1]);
+        assert_eq!(Tally::from_bytes(&sums.to_bytes()), Some(sums));
+        assert_eq!(Tally::from_bytes(&sums.to_bytes()[1..]), None);
         let r = sums.summary(2);
         assert_eq!((r.games, r.wins), (4, 3));
         assert!((r.ppg - 0.75).abs() < 1e-12);
         // Pair means −0.5 and 2: sample variance 3.125, over 2 pairs.
         assert!((r.ppg_ci95 - 1.96 * (3.125f64 / 2.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_match_continued_from_its_journal_ends_as_an_uninterrupted_one() {
+        let games = 2 * (2 * CHUNK + 10);
+        let whole = play_match(
+            Player::Pubeval,
+            Player::Pubeval,
+            games,
+            7,
+            DiceMode::Duplicate,
+            &mut |_| {},
+        )
+        .unwrap();
+        // The first run keeps the totals of its first chunk, then fails.
+        let mut kept = Vec::new();
+        let interrupted = play_match_journaled(
+            Player::Pubeval,
+            Player::Pubeval,
+            games,
+            7,
+            DiceMode::Duplicate,
+            &mut |_| {},
+            None,
+            Journaling {
+                from: Tally::default(),
+                after_chunk: &mut |t| {
+                    kept.push(*t);
+                    Err(std::io::Error::other("disk full"))
+                },
+            },
+        );
+        assert!(matches!(interrupted, Err(MatchError::Journal(_))));
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].units(), CHUNK);
+        let mut started = None;
+        let resumed = play_match_journaled(
+            Player::Pubeval,
+            Player::Pubeval,
+            games,
+            7,
+            DiceMode::Duplicate,
+            &mut |done| {
+                started.get_or_insert(done);
+            },
+            None,
+            Journaling {
+                from: kept[0],
+                after_chunk: &mut |_| Ok(()),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            started,
+            Some(2 * CHUNK),
+            "the journal's games are not played again"
+        );
+        assert_eq!(resumed, whole);
+        // Totals from a longer match are refused.
+        let too_far = play_match_journaled(
+            Player::Pubeval,
+            Player::Pubeval,
+            2 * CHUNK - 2,
+            7,
+            DiceMode::Duplicate,
+            &mut |_| {},
+            None,
+            Journaling {
+                from: kept[0],
+                after_chunk: &mut |_| Ok(()),
+            },
+        );
+        assert!(matches!(too_far, Err(MatchError::TooFar(_))));
     }
 }
