@@ -89,27 +89,11 @@ pub fn play_match(
     mode: DiceMode,
     progress: &mut dyn FnMut(u64),
 ) -> Result<MatchResult, MatchError> {
-    play_match_recorded(a, b, games, seed, mode, progress, None)
-}
-
-/// [`play_match`], writing every game to `record` if given, in the order
-/// of the games, one JSON object a line: the game's number, who moved
-/// first (`a` or `b`), A's points and its moves (`POSITIONID D0D1
-/// AFTERID`, `-` for no move).
-pub fn play_match_recorded(
-    a: Player,
-    b: Player,
-    games: u64,
-    seed: u64,
-    mode: DiceMode,
-    progress: &mut dyn FnMut(u64),
-    record: Option<&mut dyn std::io::Write>,
-) -> Result<MatchResult, MatchError> {
     let journal = Journaling {
         from: Tally::default(),
         after_chunk: &mut |_| Ok(()),
     };
-    play_match_journaled(a, b, games, seed, mode, progress, record, journal)
+    play_match_journaled(a, b, games, seed, mode, progress, None, journal)
 }
 
 /// Where a journaled match starts and what it does with its totals.
@@ -120,7 +104,10 @@ pub struct Journaling<'a> {
     pub after_chunk: &'a mut dyn FnMut(&Tally) -> std::io::Result<()>,
 }
 
-/// [`play_match_recorded`] continued from `journal.from`: the units it
+/// [`play_match`], writing every game to `record` if given (in the order
+/// of the games, one JSON object a line: the game's number, who moved
+/// first, `a` or `b`, A's points and its moves as `POSITIONID D0D1
+/// AFTERID`, `-` for no move), continued from `journal.from`: the units it
 /// counts are not played again, and `journal.after_chunk` gets the totals
 /// after every chunk of units. The result is the same as an uninterrupted
 /// match's: each unit's dice depend on its number alone, and the totals
@@ -390,56 +377,39 @@ mod tests {
         assert!((r.ppg_ci95 - 1.96 * (3.125f64 / 2.0).sqrt()).abs() < 1e-12);
     }
 
+    /// Pubeval against itself over `games` (seed 7, duplicate dice) from
+    /// the totals `from`, calling `after_chunk` and `progress`.
+    fn pubeval_match(
+        games: u64,
+        from: Tally,
+        after_chunk: &mut dyn FnMut(&Tally) -> std::io::Result<()>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<MatchResult, MatchError> {
+        let p = Player::Pubeval;
+        let journal = Journaling { from, after_chunk };
+        play_match_journaled(p, p, games, 7, DiceMode::Duplicate, progress, None, journal)
+    }
+
     #[test]
     fn a_match_continued_from_its_journal_ends_as_an_uninterrupted_one() {
         let games = 2 * (2 * CHUNK + 10);
-        let whole = play_match(
-            Player::Pubeval,
-            Player::Pubeval,
-            games,
-            7,
-            DiceMode::Duplicate,
-            &mut |_| {},
-        )
-        .unwrap();
+        let fresh = Tally::default();
+        let whole = pubeval_match(games, fresh, &mut |_| Ok(()), &mut |_| {}).unwrap();
         // The first run keeps the totals of its first chunk, then fails.
         let mut kept = Vec::new();
-        let interrupted = play_match_journaled(
-            Player::Pubeval,
-            Player::Pubeval,
-            games,
-            7,
-            DiceMode::Duplicate,
-            &mut |_| {},
-            None,
-            Journaling {
-                from: Tally::default(),
-                after_chunk: &mut |t| {
-                    kept.push(*t);
-                    Err(std::io::Error::other("disk full"))
-                },
-            },
-        );
+        let mut fail = |t: &Tally| {
+            kept.push(*t);
+            Err(std::io::Error::other("disk full"))
+        };
+        let interrupted = pubeval_match(games, fresh, &mut fail, &mut |_| {});
         assert!(matches!(interrupted, Err(MatchError::Journal(_))));
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].units(), CHUNK);
         let mut started = None;
-        let resumed = play_match_journaled(
-            Player::Pubeval,
-            Player::Pubeval,
-            games,
-            7,
-            DiceMode::Duplicate,
-            &mut |done| {
-                started.get_or_insert(done);
-            },
-            None,
-            Journaling {
-                from: kept[0],
-                after_chunk: &mut |_| Ok(()),
-            },
-        )
-        .unwrap();
+        let mut first = |done| {
+            started.get_or_insert(done);
+        };
+        let resumed = pubeval_match(games, kept[0], &mut |_| Ok(()), &mut first).unwrap();
         assert_eq!(
             started,
             Some(2 * CHUNK),
@@ -447,19 +417,7 @@ mod tests {
         );
         assert_eq!(resumed, whole);
         // Totals from a longer match are refused.
-        let too_far = play_match_journaled(
-            Player::Pubeval,
-            Player::Pubeval,
-            2 * CHUNK - 2,
-            7,
-            DiceMode::Duplicate,
-            &mut |_| {},
-            None,
-            Journaling {
-                from: kept[0],
-                after_chunk: &mut |_| Ok(()),
-            },
-        );
+        let too_far = pubeval_match(2 * CHUNK - 2, kept[0], &mut |_| Ok(()), &mut |_| {});
         assert!(matches!(too_far, Err(MatchError::TooFar(_))));
     }
 }
