@@ -224,3 +224,38 @@ fn bad_plans_are_refused_in_one_line_before_any_stage_runs() {
         assert_eq!(left.len(), 1, "a stage ran: {left:?}");
     }
 }
+
+#[test]
+fn held_out_games_give_a_labelled_set_disjoint_from_the_training_positions() {
+    let dir = tempdir("bgkit-round.");
+    let plan = plan(dir.path());
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    p["holdout"] = 0.0.into();
+    p["held_games"] = 20.into();
+    std::fs::write(&plan, p.to_string()).unwrap();
+    ok(&["round", s(&plan), "--stop-before", "training set"]);
+    let keys = |name: &str| -> std::collections::HashSet<String> {
+        common::dump(&dir.path().join(name))
+            .iter()
+            .map(|r| r["id"].as_str().expect("an id").to_string())
+            .collect()
+    };
+    let (held, new) = (keys("held.db"), keys("new.db"));
+    assert!(!held.is_empty(), "the held-out games left no position");
+    assert!(held.is_disjoint(&new), "a held-out position is trained on");
+    // Labelled: every position has its five targets.
+    let labelled = common::dump(&dir.path().join("held.db"));
+    assert!(labelled
+        .iter()
+        .all(|r| r["targets"].as_array().is_some_and(|t| t.len() == 5)));
+    // A plan cannot take the held-out set from both sources.
+    p["holdout"] = 0.1.into();
+    std::fs::write(&plan, p.to_string()).unwrap();
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["round", s(&plan), "--print"],
+        "the held-out set comes from one or the other",
+    );
+}

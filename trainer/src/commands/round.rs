@@ -303,13 +303,13 @@ fn check_stage_command(args: &[std::ffi::OsString]) -> Result<(), String> {
 
 /// The plan's inputs exist as regular files: the weights that play, label
 /// and oppose, the earlier rounds' databases and, when the round does not
-/// split it off, the held-out set (`start` may be missing: it is made).
+/// make it, the held-out set (`start` may be missing: it is made).
 fn check_inputs(plan: &Plan, dir: &std::path::Path) -> Result<(), String> {
     let mut inputs = vec![("player", &plan.player), ("teacher", &plan.teacher)];
     if plan.opponent != plan.start {
         inputs.push(("opponent", &plan.opponent));
     }
-    if plan.holdout == 0.0 {
+    if plan.holdout == 0.0 && plan.held_games == 0 {
         inputs.push(("held", &plan.held));
     }
     inputs.extend(plan.include.iter().map(|p| ("include", p)));

@@ -2,7 +2,7 @@
 //! path that collides with another or with the round's own files.
 
 use super::plan::{Plan, TrainPlan};
-use super::stages::{Stage, LABEL_HELD_STAGE, SPLIT_STAGE, START_STAGE};
+use super::stages::{Stage, HELD_SET_STAGE, LABEL_HELD_STAGE, SPLIT_STAGE, START_STAGE};
 use std::path::{Component, Path, PathBuf};
 
 /// The most worker threads a plan may ask for (`--threads` takes a u16).
@@ -28,6 +28,12 @@ impl Plan {
             return Err(format!(
                 "holdout {}: must be at least 0 and below 1",
                 self.holdout
+            ));
+        }
+        if self.holdout > 0.0 && self.held_games > 0 {
+            return Err(format!(
+                "holdout {} and held_games {}: the held-out set comes from one or the other",
+                self.holdout, self.held_games
             ));
         }
         if !(1..=nets::MAX_PLIES).contains(&self.plies) {
@@ -111,7 +117,7 @@ impl Plan {
         let mut round_files: Vec<(PathBuf, String)> = Vec::new();
         for stage in stages {
             let plan_output = match stage.name.as_str() {
-                SPLIT_STAGE | LABEL_HELD_STAGE => &held_files,
+                SPLIT_STAGE | HELD_SET_STAGE | LABEL_HELD_STAGE => &held_files,
                 START_STAGE => &start_files,
                 _ => &Vec::new(),
             };

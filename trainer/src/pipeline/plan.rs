@@ -37,15 +37,24 @@ pub struct Plan {
     pub explore: f64,
     /// Seed of the games (the crashed-only games use seed + 1, the pruning
     /// nets' games seed + 2, the race-only games seed + 3, the disagreement
-    /// games seed + 4).
+    /// games seed + 4, the held-out games seed + 5).
     pub seed: u64,
     /// The held-out set: with `holdout` above 0 this round splits it off
     /// its own positions (and labels it); otherwise an existing labelled
     /// database, kept out of training.
     pub held: PathBuf,
     /// The share of this round's positions held out (0: use `held` as it is).
+    /// They come from the same games as the training positions, whose
+    /// neighbours they resemble, so they flatter the round's nets:
+    /// `held_games` gives a fairer set.
     #[serde(default)]
     pub holdout: f64,
+    /// Games played for the held-out set alone (seed + 5, every class):
+    /// their positions that this round does not train on become `held`
+    /// and are labelled; a held-out set from games none of the training
+    /// positions came from. 0: none (then `holdout` or an existing `held`).
+    #[serde(default)]
+    pub held_games: u64,
     /// Labelled databases of earlier rounds, trained on too.
     #[serde(default)]
     pub include: Vec<PathBuf>,

@@ -12,6 +12,8 @@ pub const START_STAGE: &str = "start weights";
 pub const SPLIT_STAGE: &str = "split";
 /// The stage that labels `held` in place.
 pub const LABEL_HELD_STAGE: &str = "label held";
+/// The stage that makes the held-out set from the held-out games.
+pub const HELD_SET_STAGE: &str = "held-out set";
 
 /// One stage: a `trainer` command line and the file whose existence shows
 /// it done.
@@ -142,6 +144,8 @@ pub mod files {
     pub const POOLED: &str = "pooled.db";
     /// This round's new positions (labelled in place).
     pub const NEW: &str = "new.db";
+    /// The positions of the games played for the held-out set.
+    pub const HELD_GAMES: &str = "held-games.db";
     /// The training set: earlier rounds' and this round's labels.
     pub const TRAIN: &str = "train.db";
     /// The round's net (all six nets; the race net trained last).
@@ -225,6 +229,17 @@ impl Plan {
                 partial: vec![new.clone()],
                 ..Stage::new(SPLIT_STAGE, split, &held, StageKind::Writes)
             });
+            stages.push(self.label(LABEL_HELD_STAGE, &held));
+        } else if self.held_games > 0 {
+            // The held-out set from games of its own, less every position
+            // the round trains on.
+            let games = file(files::HELD_GAMES);
+            let all = "contact,crashed,race";
+            stages.push(self.generate(&games, self.held_games, self.seed + 5, all, 0.0));
+            stages.push(merge_stage("new positions", &generated, &exclude, &new));
+            let mut trained = exclude.clone();
+            trained.push(new.clone());
+            stages.push(merge_stage(HELD_SET_STAGE, &[games], &trained, &held));
             stages.push(self.label(LABEL_HELD_STAGE, &held));
         } else {
             exclude.push(held.clone());
