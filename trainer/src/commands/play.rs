@@ -278,36 +278,34 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
 /// MD5 and plies, an engine by its command line), the evaluator's
 /// arithmetic and bearoff databases, the games, the seed and the dice.
 fn match_fingerprint(args: &PlayArgs, eval: Option<&nets::Evaluator>) -> Result<String> {
-    let side = |engine: &Option<String>,
-                pubeval: bool,
+    // An engine by its command line, a net by its file's MD5 and plies,
+    // pubeval when neither.
+    let side = |engine: Option<&String>,
                 weights: Option<&std::path::Path>,
                 plies: u32|
      -> Result<serde_json::Value> {
-        Ok(match (engine, pubeval, weights) {
-            (Some(command), _, _) => serde_json::json!({ "engine": command }),
-            (None, true, _) | (None, _, None) => serde_json::json!("pubeval"),
-            (None, false, Some(path)) => serde_json::json!({
+        Ok(match (engine, weights) {
+            (Some(command), _) => serde_json::json!({ "engine": command }),
+            (None, None) => serde_json::json!("pubeval"),
+            (None, Some(path)) => serde_json::json!({
                 "weights_md5": crate::commands::common::file_md5(path)?,
                 "plies": plies,
             }),
         })
     };
-    let a_weights = trainer::defaults::weights(args.evaluator.weights.as_deref()).ok();
-    let a = if args.engine.is_none() && !args.pubeval {
-        side(&None, false, a_weights.as_deref(), args.plies)?
+    let a_weights = if args.engine.is_some() || args.pubeval {
+        None
     } else {
-        side(&args.engine, args.pubeval, None, args.plies)?
+        Some(trainer::defaults::weights(
+            args.evaluator.weights.as_deref(),
+        )?)
     };
     let b_weights = match &args.vs {
         Opponent::Weights(path) => Some(path.as_path()),
         Opponent::Pubeval => None,
     };
-    let b = side(
-        &args.vs_engine,
-        b_weights.is_none(),
-        b_weights,
-        args.vs_plies,
-    )?;
+    let a = side(args.engine.as_ref(), a_weights.as_deref(), args.plies)?;
+    let b = side(args.vs_engine.as_ref(), b_weights, args.vs_plies)?;
     let evaluator = match eval {
         Some(e) => Some(trainer::evaluator_args::EvaluatorId::of(e)?),
         None => None,

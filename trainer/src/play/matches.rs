@@ -271,18 +271,21 @@ impl Tally {
     /// The totals of [`Tally::to_bytes`], or `None` for bytes of another
     /// length.
     pub fn from_bytes(bytes: &[u8]) -> Option<Tally> {
-        let bytes: &[u8; TALLY_BYTES] = bytes.try_into().ok()?;
-        let word = |r: std::ops::Range<usize>| bytes[r].try_into().expect("fixed ranges");
+        if bytes.len() != TALLY_BYTES {
+            return None;
+        }
+        let (units, rest) = bytes.split_at(8);
+        let (wins, rest) = rest.split_at(8);
+        let (points, squares) = rest.split_at(16);
+        let fixed = "lengths fixed above";
         Some(Tally {
-            units: u64::from_le_bytes(word(0..8)),
-            wins: u64::from_le_bytes(word(8..16)),
-            points: i128::from_le_bytes(bytes[16..32].try_into().expect("16 bytes")),
-            squares: i128::from_le_bytes(bytes[32..].try_into().expect("16 bytes")),
+            units: u64::from_le_bytes(units.try_into().expect(fixed)),
+            wins: u64::from_le_bytes(wins.try_into().expect(fixed)),
+            points: i128::from_le_bytes(points.try_into().expect(fixed)),
+            squares: i128::from_le_bytes(squares.try_into().expect(fixed)),
         })
     }
-}
 
-impl Tally {
     /// Adds one unit: A's points in each of its games.
     fn add(&mut self, games: &[i32]) {
         let points: i32 = games.iter().sum();
