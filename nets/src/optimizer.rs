@@ -109,9 +109,12 @@ impl Adam {
     }
 
     /// Moves `net` by learning rate `rate` along `grad`, a sum of
-    /// per-sample steps over `samples` samples (their mean is the gradient).
-    pub fn step(&mut self, net: &mut Net, grad: &Gradient, samples: usize, rate: f32) {
-        self.step_sum(net, std::slice::from_ref(grad), samples, rate);
+    /// per-sample steps over `samples` samples (their mean is the gradient),
+    /// after shrinking its weights by decoupled weight decay `decay`
+    /// (AdamW: each weight, not the thresholds, times `1 − rate·decay`;
+    /// `decay` 0 leaves Adam's bits as they were).
+    pub fn step(&mut self, net: &mut Net, grad: &Gradient, samples: usize, rate: f32, decay: f32) {
+        self.step_sum(net, std::slice::from_ref(grad), samples, rate, decay);
     }
 
     /// [`Adam::step`] along the sum of `grads` (of one shape, at least
@@ -119,7 +122,14 @@ impl Adam {
     /// `grads[0]` after adding the others to it one by one, the same bits.
     /// Every component is independent, so ranges of them run in parallel
     /// (rayon), with the same bits on any number of threads.
-    pub fn step_sum(&mut self, net: &mut Net, grads: &[Gradient], samples: usize, rate: f32) {
+    pub fn step_sum(
+        &mut self,
+        net: &mut Net,
+        grads: &[Gradient],
+        samples: usize,
+        rate: f32,
+        decay: f32,
+    ) {
         use rayon::prelude::*;
         /// Components per parallel task.
         const RANGE: usize = 4096;
@@ -141,6 +151,12 @@ impl Adam {
                 p.output_thresholds,
             ];
             for (part, param) in params.into_iter().enumerate() {
+                // The weights (parts 0 and 1) decay; the thresholds do not.
+                let shrink = if part < 2 && decay != 0.0 {
+                    Some(1.0 - rate * decay)
+                } else {
+                    None
+                };
                 let (m_part, m_rest) = std::mem::take(&mut first).split_at_mut(param.len());
                 let (v_part, v_rest) = std::mem::take(&mut second).split_at_mut(param.len());
                 (first, second) = (m_rest, v_rest);
@@ -161,6 +177,11 @@ impl Adam {
                         for g in &sums[1..] {
                             for (s, &x) in sum.iter_mut().zip(&g[range.clone()]) {
                                 *s += x;
+                            }
+                        }
+                        if let Some(shrink) = shrink {
+                            for w in ws.iter_mut() {
+                                *w *= shrink;
                             }
                         }
                         for (((w, m), v), &s) in ws.iter_mut().zip(ms).zip(vs).zip(sum.iter()) {
@@ -262,8 +283,8 @@ mod tests {
         let (mut one, mut many) = (net.clone(), net.clone());
         let (mut adam_one, mut adam_many) = (Adam::new(&net), Adam::new(&net));
         for _ in 0..3 {
-            adam_one.step(&mut one, &sum, 4, 0.01);
-            adam_many.step_sum(&mut many, &grads, 4, 0.01);
+            adam_one.step(&mut one, &sum, 4, 0.01, 0.0);
+            adam_many.step_sum(&mut many, &grads, 4, 0.01, 0.0);
         }
         assert_ne!(one, net);
         assert_eq!(one, many);
@@ -272,10 +293,18 @@ mod tests {
 
     /// [`Adam::step_sum`] computes Adam's formula for each weight, the
     /// gradients added in order, bit for bit, on a net of more weights
-    /// than one parallel range holds.
+    /// than one parallel range holds; with weight decay, each weight (not
+    /// threshold) is first multiplied by `1 − rate·decay`.
     #[test]
     fn step_sum_is_adams_formula_for_every_weight() {
+        for decay in [0.0, 0.5] {
+            step_sum_matches_the_formula(decay);
+        }
+    }
+
+    fn step_sum_matches_the_formula(decay: f32) {
         let mut net = crate::train::tests::varied_net(800);
+        let weights = net.hidden_weights().len() + net.output_weights().len();
         let mut next = crate::test_rng::xorshift(7);
         let mut random = || (next() % 20_001) as f32 / 10_000.0 - 1.0;
         let grads: Vec<Gradient> = (0..3)
@@ -317,7 +346,7 @@ mod tests {
         let mut adam = Adam::new(&net);
         let (samples, rate) = (5, 0.003);
         for t in 1..=2 {
-            adam.step_sum(&mut net, &grads, samples, rate);
+            adam.step_sum(&mut net, &grads, samples, rate, decay);
             let correct1 = 1.0 - ADAM_BETA1.powi(t);
             let correct2 = 1.0 - ADAM_BETA2.powi(t);
             for e in 0..w.len() {
@@ -328,6 +357,9 @@ mod tests {
                 let gi = sum * (1.0 / samples as f32);
                 m[e] = ADAM_BETA1 * m[e] + (1.0 - ADAM_BETA1) * gi;
                 v[e] = ADAM_BETA2 * v[e] + (1.0 - ADAM_BETA2) * gi * gi;
+                if decay != 0.0 && e < weights {
+                    w[e] *= 1.0 - rate * decay;
+                }
                 w[e] += rate * (m[e] / correct1) / ((v[e] / correct2).sqrt() + ADAM_EPSILON);
             }
         }
@@ -357,7 +389,7 @@ mod tests {
                         &mut grad,
                     );
                 }
-                adam.step(&mut net, &grad, SAMPLES.len(), 0.01);
+                adam.step(&mut net, &grad, SAMPLES.len(), 0.01, 0.0);
             }
             (net, adam)
         };

@@ -26,7 +26,8 @@ fn plan(dir: &Path) -> PathBuf {
         "start": "start.wd",
         "train": {"epochs": 4, "schedule": "cosine", "alpha_start": 1.0, "alpha_low": 0.05},
         "train_by_class": {"race": {"epochs": 4, "schedule": "cosine", "optimizer": "adam",
-                                    "batch": 32, "alpha_start": 0.01, "alpha_low": 0.0001}},
+                                    "batch": 32, "weight_decay": 0.5,
+                                    "alpha_start": 0.01, "alpha_low": 0.0001}},
         "crashed_from_contact": true,
         "prune_games": 30,
         "prune_train": {"epochs": 10, "schedule": "gnubg", "alpha_start": 5.0, "alpha_low": 0.001},
@@ -113,7 +114,10 @@ fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_t
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         record["settings"]["schedule"]["optimizer"].clone()
     };
-    assert_eq!(schedule("race"), serde_json::json!({"Adam": {"batch": 32}}));
+    assert_eq!(
+        schedule("race"),
+        serde_json::json!({"Adam": {"batch": 32, "weight_decay": 0.5}})
+    );
     assert_eq!(schedule("crashed"), serde_json::json!("Sgd"));
     // The crashed net started from the trained contact net.
     let crashed_start = whole.path().join("crashed-start.wd");

@@ -226,3 +226,88 @@ fn supervised_training_resumes_after_sigint_to_identical_weights() {
         }
     }
 }
+
+/// Adam with decoupled weight decay: the trained contact net's weights are
+/// smaller (sum of squares) than without decay, its thresholds follow
+/// their own course, one thread gives the bits of two, a plan's
+/// `weight_decay` reaches `trainer train`, and decay with gnubg-nn's update
+/// is refused in one line.
+#[test]
+fn weight_decay_shrinks_the_weights_the_same_on_any_thread_count() {
+    let dir = tempdir("bgkit-train-decay.");
+    let path = |name: &str| dir.path().join(name);
+    let (train, _) = split_fixture(dir.path(), "gnubg_0ply_200.dat");
+    let start = path("start.wd");
+    ok(&["new", "-o", s(&start), "--seed", "5", "--hidden", "16"]);
+    let args = |out: &Path, extra: &[&str]| {
+        let mut a = vec![
+            "train".to_string(),
+            "--db".into(),
+            s(&train).into(),
+            "--class".into(),
+            "contact".into(),
+            "--weights".into(),
+            s(&start).into(),
+            "-o".into(),
+            s(out).into(),
+            "--epochs".into(),
+            "30".into(),
+            "--schedule".into(),
+            "cosine".into(),
+            "--alpha-start".into(),
+            "0.01".into(),
+            "--alpha-low".into(),
+            "0.0001".into(),
+            "-q".into(),
+            "--bearoff".into(),
+            OS0.into(),
+            "--bearoff".into(),
+            TS0.into(),
+        ];
+        a.extend(extra.iter().map(|x| x.to_string()));
+        a
+    };
+    let run = |a: Vec<String>| ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let adam = ["--optimizer", "adam", "--batch", "50"];
+    let (plain, one, two) = (path("plain.wd"), path("one.wd"), path("two.wd"));
+    run(args(&plain, &adam));
+    let decayed = |threads: &'static str| {
+        let mut a = adam.to_vec();
+        a.extend(["--weight-decay", "3", "--threads", threads]);
+        a
+    };
+    run(args(&one, &decayed("1")));
+    run(args(&two, &decayed("2")));
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    let squares = |w: &Path| {
+        let nets = nets::weights::load(w).unwrap();
+        let net = nets.get(nets::NetKind::Contact);
+        let sum = |x: &[f32]| x.iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>();
+        (
+            sum(net.hidden_weights()) + sum(net.output_weights()),
+            net.hidden_thresholds().to_vec(),
+        )
+    };
+    let (plain_sq, plain_thresholds) = squares(&plain);
+    let (decayed_sq, decayed_thresholds) = squares(&one);
+    assert!(
+        decayed_sq < 0.9 * plain_sq,
+        "sum of squared weights: {plain_sq} without decay, {decayed_sq} with it"
+    );
+    assert_ne!(plain_thresholds, decayed_thresholds);
+
+    let refused = |extra: &[&str], needle: &str| {
+        let a = args(&path("refused.wd"), extra);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        assert_one_line_failure(BIN, "trainer", &a, needle);
+        assert!(!path("refused.wd").exists());
+    };
+    refused(
+        &["--weight-decay", "0.1"],
+        "--weight-decay 0.1: weight decay needs the Adam optimizer",
+    );
+    refused(
+        &["--optimizer", "adam", "--weight-decay", "200"],
+        "--weight-decay 200.0: must be from 0 to 100",
+    );
+}

@@ -62,6 +62,10 @@ pub struct TrainArgs {
     /// Positions per Adam step.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     batch: u32,
+    /// Decoupled weight decay with Adam (AdamW): before each step every
+    /// weight, not the thresholds, is multiplied by 1 − α·λ (e.g. 0.01).
+    #[arg(long, value_name = "λ", default_value_t = 0.0)]
+    weight_decay: f32,
     /// Seed of the permutations.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -97,7 +101,7 @@ enum OptimizerArg {
     Adam,
 }
 
-use trainer::supervised::MAX_ALPHA;
+use trainer::supervised::{check_weight_decay, MAX_ALPHA};
 
 impl TrainArgs {
     /// The settings, checked as `run` checks them before reading a file.
@@ -131,6 +135,12 @@ impl TrainArgs {
                 bail!("--schedule cosine needs --epochs N (it has no cycles to count)")
             }
         };
+        check_weight_decay(
+            self.weight_decay,
+            self.alpha_start,
+            self.optimizer == OptimizerArg::Adam,
+        )
+        .map_err(|why| anyhow::anyhow!("--weight-decay {why}"))?;
         let schedule = Schedule {
             alpha_start: self.alpha_start,
             alpha_low: self.alpha_low,
@@ -140,7 +150,10 @@ impl TrainArgs {
             decay,
             optimizer: match self.optimizer {
                 OptimizerArg::Sgd => Optimizer::Sgd,
-                OptimizerArg::Adam => Optimizer::Adam { batch: self.batch },
+                OptimizerArg::Adam => Optimizer::Adam {
+                    batch: self.batch,
+                    weight_decay: self.weight_decay,
+                },
             },
         };
         Ok((schedule, length))

@@ -209,7 +209,12 @@ impl TrainPlan {
                 self.alpha_low
             ));
         }
-        Ok(())
+        crate::supervised::check_weight_decay(
+            self.weight_decay,
+            self.alpha_start,
+            self.optimizer == super::plan::Optimizer::Adam,
+        )
+        .map_err(|why| format!("weight_decay {why}"))
     }
 }
 

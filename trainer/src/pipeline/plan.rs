@@ -195,6 +195,9 @@ pub struct TrainPlan {
     /// Positions per Adam step (`trainer train --batch`).
     #[serde(default = "default_batch")]
     pub batch: u32,
+    /// Adam's decoupled weight decay (`trainer train --weight-decay`).
+    #[serde(default)]
+    pub weight_decay: f32,
 }
 
 fn sgd() -> Optimizer {
@@ -221,6 +224,7 @@ fn default_prune_train() -> TrainPlan {
         seed: 1,
         optimizer: Optimizer::Sgd,
         batch: default_batch(),
+        weight_decay: 0.0,
     }
 }
 fn default_hidden() -> usize {

@@ -430,6 +430,9 @@ impl Plan {
             "--batch",
             &t.batch.to_string(),
         ]));
+        if t.weight_decay != 0.0 {
+            a.extend(args(["--weight-decay", &t.weight_decay.to_string()]));
+        }
         if prune {
             a.push("--prune".into());
         }

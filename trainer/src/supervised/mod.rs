@@ -21,6 +21,28 @@ use serde::{Deserialize, Serialize};
 /// larger only drive the weights to infinity.
 pub const MAX_ALPHA: f32 = 1000.0;
 
+/// The largest weight decay taken (far above any useful value).
+pub const MAX_WEIGHT_DECAY: f32 = 100.0;
+
+/// Checks a weight decay `decay` for a run starting at α `alpha_start`:
+/// from 0 to [`MAX_WEIGHT_DECAY`], only with Adam, and `α·decay` below 1
+/// (each step multiplies the weights by `1 − α·decay`). The message names
+/// what is wrong.
+pub fn check_weight_decay(decay: f32, alpha_start: f32, adam: bool) -> Result<(), String> {
+    if !(0.0..=MAX_WEIGHT_DECAY).contains(&decay) {
+        return Err(format!("{decay:?}: must be from 0 to {MAX_WEIGHT_DECAY}"));
+    }
+    if decay != 0.0 && !adam {
+        return Err(format!("{decay}: weight decay needs the Adam optimizer"));
+    }
+    if decay * alpha_start >= 1.0 {
+        return Err(format!(
+            "{decay} with α {alpha_start}: α·decay must be below 1 (each step multiplies the weights by 1 − α·decay)"
+        ));
+    }
+    Ok(())
+}
+
 /// The schedule's settings (gnubg-nn's defaults in [`Default`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {
@@ -43,7 +65,7 @@ pub struct Schedule {
 }
 
 /// How positions move the weights.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub enum Optimizer {
     /// gnubg-nn's: a step of size α after every position.
     #[default]
@@ -54,7 +76,27 @@ pub enum Optimizer {
     Adam {
         /// Positions per step.
         batch: u32,
+        /// Decoupled weight decay (AdamW): before each step every weight,
+        /// not the thresholds, is multiplied by `1 − α·weight_decay`.
+        /// Absent from the settings' JSON when 0, so runs without decay
+        /// keep the fingerprints they had.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        weight_decay: f32,
     },
+}
+
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
+}
+
+impl Optimizer {
+    /// The weight decay of each step (0 for gnubg-nn's update).
+    pub fn weight_decay(self) -> f32 {
+        match self {
+            Optimizer::Sgd => 0.0,
+            Optimizer::Adam { weight_decay, .. } => weight_decay,
+        }
+    }
 }
 
 /// How α moves between epochs.
@@ -320,6 +362,7 @@ pub fn train_epoch_adam(
             &grads[..used],
             positions.len(),
             rate,
+            schedule.optimizer.weight_decay(),
         );
     }
 }

@@ -213,7 +213,7 @@ impl SupervisedTrainer {
             }
             let alpha = self.state.alpha;
             match (self.schedule.optimizer, self.adam.as_mut()) {
-                (Optimizer::Adam { batch }, Some(adam)) => train_epoch_adam(
+                (Optimizer::Adam { batch, .. }, Some(adam)) => train_epoch_adam(
                     &mut self.eval,
                     &self.set,
                     &self.order,
