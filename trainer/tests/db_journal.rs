@@ -189,6 +189,12 @@ fn a_journal_applies_only_to_the_database_it_was_made_for() {
     let report = ok(&rollout_args(&x, &settings, &["--resume"]));
     assert!(!report.contains(" 0 from the journal"), "{report}");
     assert!(!journal.exists());
+    // With the job done there is no journal: `--resume` says so and
+    // changes nothing.
+    let done = read(&x);
+    let resume = rollout_args(&x, &settings, &["--resume"]);
+    assert_one_line_failure(BIN, "trainer", &resume, "there is none to resume");
+    assert_eq!(read(&x), done);
 }
 
 /// `db label eval`, with or without `--resume`,

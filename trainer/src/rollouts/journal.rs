@@ -175,6 +175,9 @@ pub(crate) fn reopen_journal(
     let check = |found: &str| check_fingerprint(found, settings, &positions);
     let (file, damage) =
         Checkpoint::open(journal, check, restore).map_err(|e| match e.problem {
+            Problem::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                "there is none to resume (run without --resume to start)".to_string()
+            }
             Problem::Io(e) => format!("cannot reopen it to resume: {e}"),
             problem => problem.to_string(),
         })?;
