@@ -145,26 +145,52 @@ impl Evaluator {
 
     /// The move gnubg plays ([`Evaluator::play_move`]) among the candidates
     /// [`Evaluator::choose_move`] just scored (in `scratch.batch`), `first`
-    /// being its choice.
+    /// being its choice: the first of them in gnubg's `hint` order
+    /// ([`hint_order`]).
     fn played_move(&self, first: usize, scratch: &Scratch) -> usize {
         let b = &scratch.batch;
         let all = scratch.moves.boards();
-        if let Some(&won) = b.indices.iter().find(|&&i| all[i].chequers(1) == 0) {
-            return won;
-        }
         let arith = self.arithmetic();
-        let Some(k) = b.indices.iter().position(|&i| i == first) else {
-            return first;
+        b.indices
+            .iter()
+            .zip(&b.outputs)
+            .map(|(&i, out)| (i, -arith.equity(out)))
+            .min_by(|&x, &y| hint_order(all, x, y))
+            .map_or(first, |(i, _)| i)
+    }
+
+    /// Every move of the dice `d0`, `d1` (as rolled) at 0-ply in the order
+    /// gnubg 1.07's `hint` lists them ([`hint_order`]; the first is the
+    /// move [`Evaluator::play_move`] plays): the position after each move
+    /// (mover in `sides[1]`) and its score, the mover's equity.
+    pub fn ranked_moves(
+        &self,
+        board: &Board,
+        d0: u8,
+        d1: u8,
+        scratch: &mut Scratch,
+    ) -> Vec<(Board, f32)> {
+        let Some(first) = self.choose(board, d0, d1, false, scratch) else {
+            return Vec::new();
         };
-        let best = -arith.equity(&b.outputs[k]);
-        let key = |i: usize| (all[i].chequers(1), all[i].back(1));
-        let mut pick = first;
-        for (&i, out) in b.indices.iter().zip(&b.outputs) {
-            if -arith.equity(out) == best && key(i) < key(pick) {
-                pick = i;
-            }
+        if scratch.moves.boards().len() == 1 {
+            return vec![(first.board, self.move_equity(&first.board, scratch))];
         }
-        pick
+        let all = scratch.moves.boards();
+        let arith = self.arithmetic();
+        let b = &scratch.batch;
+        let mut scored: Vec<(usize, f32)> = b
+            .indices
+            .iter()
+            .zip(&b.outputs)
+            .map(|(&i, out)| (i, -arith.equity(out)))
+            .collect();
+        // A stable sort: moves equal in every respect keep gnubg's order.
+        scored.sort_by(|&x, &y| hint_order(all, x, y));
+        scored
+            .into_iter()
+            .map(|(i, score)| (all[i], score))
+            .collect()
     }
 
     /// The best move for dice `d0`, `d1` at 0-ply (with the pruning nets if
@@ -272,6 +298,20 @@ impl Evaluator {
         }
         self.first_best(keep.into_iter().take(kept), scratch)
     }
+}
+
+/// gnubg 1.07's order of scored moves (`CompareMovesGeneral`, by which
+/// `RefreshMoveList` sorts the moves it plays and `hint` lists): a move
+/// that bears off the last chequer first, then the higher score, then the
+/// move that leaves fewer chequers on the board, then the one whose
+/// rearmost chequer is lower. Each move is its index in `all` and score.
+fn hint_order(all: &[Board], (i, si): (usize, f32), (j, sj): (usize, f32)) -> std::cmp::Ordering {
+    let on = |k: usize| all[k].chequers(1) != 0;
+    let key = |k: usize| (all[k].chequers(1), all[k].back(1));
+    on(i)
+        .cmp(&on(j))
+        .then(sj.partial_cmp(&si).unwrap_or(std::cmp::Ordering::Equal))
+        .then(key(i).cmp(&key(j)))
 }
 
 /// Fills `boards` with the given boards, sides exchanged, each copied side

@@ -115,6 +115,19 @@ fn best_move_breaks_ties_as_gnubg_plays() {
         assert_eq!(value, eval.evaluate(&played.swapped(), &mut s), "{line}");
         let first = eval.choose_move(&board, d0, d1, false, &mut s).unwrap();
         first_differs += usize::from(first.board != played);
+        // `hint`'s list: every move once, the played move first, then by
+        // score (no move here bears off the last chequer).
+        let ranked = eval.ranked_moves(&board, d0, d1, &mut s);
+        assert_eq!(ranked[0].0, played, "{line}");
+        let mut all = MoveList::new().generate(&board, d0, d1).to_vec();
+        let mut listed: Vec<Board> = ranked.iter().map(|m| m.0).collect();
+        all.sort_by_key(|b| b.id_bytes());
+        listed.sort_by_key(|b| b.id_bytes());
+        assert_eq!(listed, all, "{line}");
+        assert!(ranked.windows(2).all(|w| w[0].1 >= w[1].1), "{line}");
+        for (after, score) in &ranked {
+            assert_eq!(*score, eval.move_equity(after, &mut s), "{line}");
+        }
         cases += 1;
     }
     assert_eq!(cases, 1139);

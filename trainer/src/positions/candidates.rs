@@ -5,6 +5,7 @@
 //! pruning net to rank moves as the full net does.
 
 use board::{Board, MoveList};
+use nets::Evaluator;
 use std::collections::HashSet;
 
 /// The roll whose moves are taken for `board`: one of the 36, from the
@@ -32,6 +33,36 @@ pub fn candidates(boards: &[Board], seed: u64) -> Vec<Board> {
         }
     }
     out
+}
+
+/// [`candidates`] keeping, of each position's moves, only the first
+/// `best` in the order gnubg's `hint` lists them at 0 ply by `eval`
+/// ([`Evaluator::ranked_moves`]: the move gnubg plays, then the moves
+/// that compete with it). Positions are processed in parallel (rayon);
+/// the result does not depend on the number of threads.
+pub fn best_candidates(boards: &[Board], seed: u64, eval: &Evaluator, best: usize) -> Vec<Board> {
+    use rayon::prelude::*;
+    let per_position: Vec<Vec<Board>> = boards
+        .par_iter()
+        .map_init(
+            || eval.scratch(),
+            |scratch, board| {
+                let (d0, d1) = roll_for(board, seed);
+                let mut ranked = eval.ranked_moves(board, d0, d1, scratch);
+                ranked.truncate(best);
+                ranked
+                    .into_iter()
+                    .map(|(after, _)| after.swapped())
+                    .collect()
+            },
+        )
+        .collect();
+    let mut seen = HashSet::new();
+    per_position
+        .into_iter()
+        .flatten()
+        .filter(|b| seen.insert(b.id_bytes()))
+        .collect()
 }
 
 #[cfg(test)]
