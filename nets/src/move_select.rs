@@ -160,9 +160,11 @@ impl Evaluator {
     }
 
     /// Every move of the dice `d0`, `d1` (as rolled) at 0-ply in the order
-    /// gnubg 1.07's `hint` lists them ([`hint_order`]; the first is the
-    /// move [`Evaluator::play_move`] plays): the position after each move
-    /// (mover in `sides[1]`) and its score, the mover's equity.
+    /// gnubg 1.07's `hint` lists them: a move that bears off the last
+    /// chequer first, then by score, then fewer chequers left, then the
+    /// lower rearmost chequer, else gnubg's order (the first is the move
+    /// [`Evaluator::play_move`] plays). Each entry is the position after
+    /// the move (mover in `sides[1]`) and its score, the mover's equity.
     pub fn ranked_moves(
         &self,
         board: &Board,
