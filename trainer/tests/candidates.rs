@@ -115,4 +115,21 @@ fn the_best_candidates_are_the_moves_gnubg_would_weigh_first() {
         "--weights is used with --best K",
     );
     assert!(!out.exists());
+    // The weights are an input: writing over them is refused.
+    let weights = path("w.wd");
+    std::fs::copy(GNUBG_WD, &weights).unwrap();
+    let before = std::fs::read(&weights).unwrap();
+    let a = [
+        "db",
+        "candidates",
+        s(&games),
+        "-o",
+        s(&weights),
+        "--best",
+        "2",
+        "--weights",
+        s(&weights),
+    ];
+    assert_one_line_failure(common::BIN, "trainer", &a, "refusing to overwrite an input");
+    assert_eq!(std::fs::read(&weights).unwrap(), before);
 }

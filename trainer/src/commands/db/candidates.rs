@@ -1,6 +1,8 @@
 //! `db candidates`.
 
-use super::{boards_of, check_db_output, claim_with_bearoff, open, save_recorded, KeepClasses};
+use super::{
+    boards_of, check_db_output, claim_db, claim_with_bearoff, open, save_recorded, KeepClasses,
+};
 use crate::commands::common::file_md5;
 use anyhow::{bail, Result};
 use clap::Args;
@@ -38,7 +40,22 @@ pub struct CandidatesArgs {
 pub fn run(args: &CandidatesArgs) -> Result<Outcome> {
     let (input, output) = (&args.db, &args.output);
     let classes = args.classes.classes();
-    let (_claim, bearoff) = claim_with_bearoff(&args.evaluator.bearoff, input, output)?;
+    if args.best.is_none() && args.evaluator.weights.is_some() {
+        bail!("--weights is used with --best K");
+    }
+    let (_claim, bearoff) = match args.best {
+        // The weights are an input too: never the output.
+        Some(_) => {
+            let inputs = args.evaluator.input_files();
+            let claim = claim_db(
+                inputs.iter().map(PathBuf::as_path).chain([input.as_path()]),
+                output,
+            )?;
+            let bearoff = trainer::defaults::bearoff(&args.evaluator.bearoff);
+            (claim, nets::BearoffDatabases::open(&bearoff)?)
+        }
+        None => claim_with_bearoff(&args.evaluator.bearoff, input, output)?,
+    };
     let (eval, weights) = match args.best {
         Some(_) => (
             Some(args.evaluator.build()?),
@@ -46,7 +63,6 @@ pub fn run(args: &CandidatesArgs) -> Result<Outcome> {
                 args.evaluator.weights.as_deref(),
             )?),
         ),
-        None if args.evaluator.weights.is_some() => bail!("--weights is used with --best K"),
         None => (None, None),
     };
     let db = open(input)?;
