@@ -148,15 +148,22 @@ impl Evaluator {
     /// being its choice: the first of them in gnubg's `hint` order
     /// ([`hint_order`]).
     fn played_move(&self, first: usize, scratch: &Scratch) -> usize {
-        let b = &scratch.batch;
         let all = scratch.moves.boards();
+        self.batch_scores(scratch)
+            .min_by(|&x, &y| hint_order(all, x, y))
+            .map_or(first, |(i, _)| i)
+    }
+
+    /// The moves scored in `scratch`'s batch: each one's index in the move
+    /// list and its score, the mover's equity (the negated equity of the
+    /// opponent on roll), in batch order.
+    fn batch_scores<'a>(&self, scratch: &'a Scratch) -> impl Iterator<Item = (usize, f32)> + 'a {
         let arith = self.arithmetic();
+        let b = &scratch.batch;
         b.indices
             .iter()
             .zip(&b.outputs)
-            .map(|(&i, out)| (i, -arith.equity(out)))
-            .min_by(|&x, &y| hint_order(all, x, y))
-            .map_or(first, |(i, _)| i)
+            .map(move |(&i, out)| (i, -arith.equity(out)))
     }
 
     /// Every move of the dice `d0`, `d1` (as rolled) at 0-ply in the order
@@ -179,14 +186,7 @@ impl Evaluator {
             return vec![(first.board, self.move_equity(&first.board, scratch))];
         }
         let all = scratch.moves.boards();
-        let arith = self.arithmetic();
-        let b = &scratch.batch;
-        let mut scored: Vec<(usize, f32)> = b
-            .indices
-            .iter()
-            .zip(&b.outputs)
-            .map(|(&i, out)| (i, -arith.equity(out)))
-            .collect();
+        let mut scored: Vec<(usize, f32)> = self.batch_scores(scratch).collect();
         // A stable sort: moves equal in every respect keep gnubg's order.
         scored.sort_by(|&x, &y| hint_order(all, x, y));
         scored
@@ -245,10 +245,8 @@ impl Evaluator {
         let all = moves.boards();
         swapped_into(&mut batch.boards, batch.indices.iter().map(|&i| &all[i]));
         self.evaluate_batch(batch, net);
-        let arith = self.arithmetic();
         let mut best = (f32::NEG_INFINITY, usize::MAX);
-        for (&i, out) in batch.indices.iter().zip(&batch.outputs) {
-            let score = -arith.equity(out);
+        for (i, score) in self.batch_scores(scratch) {
             if best.1 == usize::MAX || score > best.0 {
                 best = (score, i);
             }

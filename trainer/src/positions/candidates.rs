@@ -21,18 +21,15 @@ pub fn roll_for(board: &Board, seed: u64) -> (u8, u8) {
 /// with no legal move has none.
 pub fn candidates(boards: &[Board], seed: u64) -> Vec<Board> {
     let mut list = MoveList::new();
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for board in boards {
+    first_appearances(boards.iter().flat_map(|board| {
         let (d0, d1) = roll_for(board, seed);
-        for after in list.generate(board, d0, d1) {
-            let next = after.swapped();
-            if seen.insert(next.id_bytes()) {
-                out.push(next);
-            }
-        }
-    }
-    out
+        let moves: Vec<Board> = list
+            .generate(board, d0, d1)
+            .iter()
+            .map(Board::swapped)
+            .collect();
+        moves
+    }))
 }
 
 /// [`candidates`] keeping, of each position's moves, only the first
@@ -57,10 +54,14 @@ pub fn best_candidates(boards: &[Board], seed: u64, eval: &Evaluator, best: usiz
             },
         )
         .collect();
+    first_appearances(per_position.into_iter().flatten())
+}
+
+/// Each position of `boards` once, in order of first appearance.
+fn first_appearances(boards: impl IntoIterator<Item = Board>) -> Vec<Board> {
     let mut seen = HashSet::new();
-    per_position
+    boards
         .into_iter()
-        .flatten()
         .filter(|b| seen.insert(b.id_bytes()))
         .collect()
 }

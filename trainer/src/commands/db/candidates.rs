@@ -1,12 +1,10 @@
 //! `db candidates`.
 
-use super::{
-    boards_of, check_db_output, claim_db, claim_with_bearoff, open, save_recorded, KeepClasses,
-};
+use super::{boards_of, check_db_output, claim_with_bearoff, open, save_recorded, KeepClasses};
 use crate::commands::common::file_md5;
 use anyhow::{bail, Result};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use support::cli::Outcome;
 use trainer::evaluator_args::EvaluatorArgs;
 use trainer::positions::candidates::{best_candidates, candidates};
@@ -40,44 +38,30 @@ pub struct CandidatesArgs {
 pub fn run(args: &CandidatesArgs) -> Result<Outcome> {
     let (input, output) = (&args.db, &args.output);
     let classes = args.classes.classes();
-    if args.best.is_none() && args.evaluator.weights.is_some() {
-        bail!("--weights is used with --best K");
-    }
-    let (_claim, bearoff) = match args.best {
-        // The weights are an input too: never the output.
-        Some(_) => {
-            let inputs = args.evaluator.input_files();
-            let claim = claim_db(
-                inputs.iter().map(PathBuf::as_path).chain([input.as_path()]),
-                output,
-            )?;
-            let bearoff = trainer::defaults::bearoff(&args.evaluator.bearoff);
-            (claim, nets::BearoffDatabases::open(&bearoff)?)
-        }
-        None => claim_with_bearoff(&args.evaluator.bearoff, input, output)?,
+    // With --best: how many moves to keep and the weights that rank them
+    // (an input too, so never the output).
+    let best = match args.best {
+        Some(k) => Some((
+            usize::try_from(k).unwrap_or(usize::MAX),
+            trainer::defaults::weights(args.evaluator.weights.as_deref())?,
+        )),
+        None if args.evaluator.weights.is_some() => bail!("--weights is used with --best K"),
+        None => None,
     };
-    let (eval, weights) = match args.best {
-        Some(_) => (
-            Some(args.evaluator.build()?),
-            Some(trainer::defaults::weights(
-                args.evaluator.weights.as_deref(),
-            )?),
-        ),
-        None => (None, None),
-    };
+    let inputs: Vec<&Path> = std::iter::once(input.as_path())
+        .chain(best.as_ref().map(|(_, weights)| weights.as_path()))
+        .collect();
+    let (_claim, bearoff) = claim_with_bearoff(&args.evaluator.bearoff, &inputs, output)?;
+    let ranking = best
+        .map(|(k, weights)| -> Result<_> { Ok((k, weights, args.evaluator.build()?)) })
+        .transpose()?;
     let db = open(input)?;
     check_db_output(output)?;
     let boards = boards_of(&db, input)?;
-    let boards = match (&eval, args.best) {
-        (Some(eval), Some(k)) => best_candidates(
-            &boards,
-            args.seed,
-            eval,
-            usize::try_from(k).unwrap_or(usize::MAX),
-        ),
-        _ => candidates(&boards, args.seed),
+    let boards = match &ranking {
+        Some((k, _, eval)) => best_candidates(&boards, args.seed, eval, *k),
+        None => candidates(&boards, args.seed),
     };
-    let weights_md5 = weights.as_deref().map(file_md5).transpose()?;
     let records: Vec<Record> = boards
         .into_iter()
         .filter_map(|b| {
@@ -92,10 +76,10 @@ pub fn run(args: &CandidatesArgs) -> Result<Outcome> {
         "candidates_of": input, "seed": args.seed,
         "classes": args.classes.names(),
     });
-    if let Some(best) = args.best {
-        record["best"] = best.into();
+    if let Some((k, weights, _)) = &ranking {
+        record["best"] = (*k).into();
         record["weights"] = serde_json::json!(weights);
-        record["weights_md5"] = weights_md5.into();
+        record["weights_md5"] = file_md5(weights)?.into();
     }
     save_recorded(&out, output, record)?;
     support::outln!(

@@ -23,7 +23,7 @@ pub struct ImportArgs {
 /// Runs `db import`.
 pub fn run(args: &ImportArgs) -> Result<Outcome> {
     let (input, output) = (&args.dat, &args.output);
-    let (_claim, bearoff) = claim_with_bearoff(&args.bearoff, input, output)?;
+    let (_claim, bearoff) = claim_with_bearoff(&args.bearoff, &[input], output)?;
     let (db, duplicates) = trainer::positions::dat::read(input, &bearoff)?;
     check_db_output(output)?;
     save_recorded(

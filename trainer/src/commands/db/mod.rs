@@ -163,16 +163,22 @@ fn claim_db<P: AsRef<Path>>(inputs: impl IntoIterator<Item = P>, output: &Path) 
         .acquire()?)
 }
 
-/// The claim of a command reading `input` and classing positions with the
+/// The claim of a command reading `inputs` and classing positions with the
 /// bearoff databases `bearoff` (given, else gnubg's) to write the database
 /// `output`, and those databases opened.
 fn claim_with_bearoff(
     bearoff: &[PathBuf],
-    input: &Path,
+    inputs: &[&Path],
     output: &Path,
 ) -> Result<(Claimed, nets::BearoffDatabases)> {
     let files = trainer::defaults::bearoff(bearoff);
-    let claim = claim_db(files.iter().map(PathBuf::as_path).chain([input]), output)?;
+    let claim = claim_db(
+        files
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(inputs.iter().copied()),
+        output,
+    )?;
     Ok((claim, nets::BearoffDatabases::open(&files)?))
 }
 
