@@ -63,11 +63,14 @@ impl Scratch {
     pub(crate) fn within_search<T>(&mut self, search: impl FnOnce(&mut Scratch) -> T) -> T {
         let outer = self.batch.full_cache.begin();
         let prune = self.batch.prune_cache.begin();
+        let plied = self.batch.plied_cache.begin();
         debug_assert_eq!(outer, prune);
+        debug_assert_eq!(outer, plied);
         let result = search(self);
         if outer {
             self.batch.full_cache.end();
             self.batch.prune_cache.end();
+            self.batch.plied_cache.end();
         }
         result
     }
@@ -95,6 +98,9 @@ pub(crate) struct BatchScratch {
     pub(crate) full_cache: SearchCache,
     /// Pruning-net evaluations of the search under way.
     pub(crate) prune_cache: SearchCache,
+    /// n-ply values (n ≥ 1) of the search under way, tagged with n and
+    /// the pruning ([`crate::plied`]).
+    pub(crate) plied_cache: SearchCache,
 }
 
 impl BatchScratch {

@@ -36,6 +36,13 @@ impl Evaluator {
                 outputs: self.evaluate_class(board, class, &mut scratch.net),
             };
         }
+        // A position met again in this search (several rolls often lead to
+        // the same one) has the value it had the first time.
+        let tag = u8::try_from(2 * plies + u32::from(prune)).ok();
+        let key = tag.and_then(|tag| scratch.batch.plied_cache.tagged_key(board, tag));
+        if let Some((class, outputs)) = scratch.batch.plied_cache.get_key(key.as_ref()) {
+            return Evaluation { class, outputs };
+        }
         let mut acc = [0f32; 5];
         for roll in ROLLS {
             let reply = if plies == 1 {
@@ -59,11 +66,12 @@ impl Evaluator {
             }
         }
         let div = self.arithmetic().division();
-        let mean = acc.map(|a| div.div(a, 36.0));
-        Evaluation {
-            class,
-            outputs: invert(&mean),
-        }
+        let outputs = invert(&acc.map(|a| div.div(a, 36.0)));
+        scratch
+            .batch
+            .plied_cache
+            .put_key(key.as_ref(), class, outputs);
+        Evaluation { class, outputs }
     }
 }
 

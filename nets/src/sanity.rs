@@ -17,28 +17,33 @@ struct SideCounts {
 }
 
 /// Each point's zone: 1 for the home board (points 0–5), up to 4 for the
-/// outer quarter, 5 for the bar.
-const ZONE: [u32; 25] = {
-    let mut z = [5u32; 25];
+/// outer quarter, 5 for the bar; 0 past the bar (the padding of
+/// [`counts`]' 32-byte copy).
+const ZONE: [u32; 32] = {
+    let mut z = [0u32; 32];
     let mut i = 0;
-    while i < 24 {
-        z[i] = i as u32 / 6 + 1;
+    while i < 25 {
+        z[i] = if i < 24 { i as u32 / 6 + 1 } else { 5 };
         i += 1;
     }
     z
 };
 
 /// The counts of one side, in integers: the same whatever the order they
-/// are summed in.
+/// are summed in. The side is copied into 32 bytes (zeros after the bar)
+/// so that the sums and the mask of occupied points are plain loops over
+/// a power of two that the compiler vectorizes.
 fn counts(side: &[u8; 25]) -> SideCounts {
-    let men: u32 = side.iter().map(|&n| u32::from(n)).sum();
-    let cross: u32 = side
-        .iter()
-        .zip(&ZONE)
-        .map(|(&n, &z)| z * u32::from(n))
-        .sum();
+    let mut points = [0u8; 32];
+    points[..25].copy_from_slice(side);
+    let (mut men, mut cross, mut occupied) = (0u32, 0u32, 0u32);
+    for (i, (&n, &z)) in points.iter().zip(&ZONE).enumerate() {
+        men += u32::from(n);
+        cross += z * u32::from(n);
+        occupied |= u32::from(n != 0) << i;
+    }
     SideCounts {
-        back: side.iter().rposition(|&n| n > 0).unwrap_or(0) as i32,
+        back: occupied.checked_ilog2().unwrap_or(0) as i32,
         men: men as i32,
         cross: cross as i32,
         // One, plus each chequer's crossovers to the home board.
@@ -115,6 +120,35 @@ pub fn sanity_check(board: &Board, out: &mut Probabilities, db: &BearoffDatabase
             if *v < 1e-4 {
                 *v = 0.0;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_match_their_definitions() {
+        let mut random = crate::test_rng::xorshift(0x0123_4567_89AB_CDEF);
+        for k in 0..20_000 {
+            let mut side = [0u8; 25];
+            for _ in 0..(random() % 16) {
+                side[(random() % 25) as usize] += 1;
+            }
+            if k == 0 {
+                side = [0; 25];
+            }
+            let c = counts(&side);
+            let men: i32 = side.iter().map(|&n| i32::from(n)).sum();
+            let zone = |i: usize| if i < 24 { i as i32 / 6 + 1 } else { 5 };
+            let cross: i32 = (0..25).map(|i| zone(i) * i32::from(side[i])).sum();
+            let back = side.iter().rposition(|&n| n > 0).unwrap_or(0) as i32;
+            assert_eq!(
+                (c.back, c.men, c.cross, c.gammon_cross),
+                (back, men, cross, 1 + cross - men),
+                "{side:?}"
+            );
         }
     }
 }

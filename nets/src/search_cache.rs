@@ -7,9 +7,14 @@
 //! the start of every search, so an evaluator whose nets change between
 //! searches (training) never meets a stale value.
 //!
+//! The same holds one level up: the n-ply value of a position depends
+//! only on the position, n and the pruning, and a 2-ply search meets a
+//! quarter (contact) to two fifths (crashed) of its 1-ply positions again,
+//! so a search keeps those values too, tagged with n and the pruning.
+//!
 //! An entry is one 64-byte cache line: the position packed into 25 bytes
 //! (a point's two counts in one byte's two halves, exact for counts up to
-//! 15), its class, the search it belongs to and its outputs. A batch
+//! 15) with its tag, its class, the search it belongs to and its outputs. A batch
 //! computes its positions' keys first and asks the CPU to fetch their
 //! lines ([`SearchCache::prefetch`]), so that the lines of a whole batch
 //! come from memory together rather than one after another.
@@ -22,11 +27,13 @@ const BITS: u32 = 14;
 
 /// A position packed a point per byte: points 0–23 as three words of
 /// eight bytes, point 24 (the bar) alone; side 0's count in each byte's
-/// low half, side 1's in its high half.
+/// low half, side 1's in its high half. `tag` tells apart values of one
+/// position that differ (an n-ply search's depth and pruning).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Packed {
     words: [u64; 3],
     bar: u8,
+    tag: u8,
 }
 
 /// A position packed for the cache, with its slot.
@@ -37,9 +44,10 @@ pub(crate) struct Key {
 }
 
 impl Key {
-    /// The key of `board`, or `None` if a count exceeds 15 (no legal
-    /// position has one; such a board is never cached).
-    pub(crate) fn of(board: &Board) -> Option<Key> {
+    /// The key of `board`'s value of kind `tag` (0 for 0-ply evaluations),
+    /// or `None` if a count exceeds 15 (no legal position has one; such a
+    /// board is never cached).
+    pub(crate) fn tagged(board: &Board, tag: u8) -> Option<Key> {
         let [low, high] = &board.sides;
         let word = |side: &[u8; 25], k: usize| {
             u64::from_le_bytes(side[8 * k..8 * k + 8].try_into().expect("eight bytes"))
@@ -47,7 +55,7 @@ impl Key {
         let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
         let mut words = [0u64; 3];
         let mut over = (low[24] | high[24]) as u64;
-        let mut h: u64 = 0;
+        let mut h: u64 = u64::from(tag);
         for (k, w) in words.iter_mut().enumerate() {
             let (a, b) = (word(low, k), word(high, k));
             over |= a | b;
@@ -61,7 +69,7 @@ impl Key {
         }
         let bar = low[24] | (high[24] << 4);
         Some(Key {
-            packed: Packed { words, bar },
+            packed: Packed { words, bar, tag },
             slot: (mix(h, u64::from(bar)) >> (64 - BITS)) as u32,
         })
     }
@@ -101,6 +109,7 @@ impl SearchCache {
                     packed: Packed {
                         words: [0; 3],
                         bar: 0,
+                        tag: 0,
                     },
                     class: Class::Over,
                     generation: 0,
@@ -126,7 +135,12 @@ impl SearchCache {
     /// The key of `board` if a search is under way and the board can be
     /// cached.
     pub(crate) fn key(&self, board: &Board) -> Option<Key> {
-        Key::of(board).filter(|_| self.generation != 0)
+        self.tagged_key(board, 0)
+    }
+
+    /// The key of `board`'s value of kind `tag`, as [`SearchCache::key`].
+    pub(crate) fn tagged_key(&self, board: &Board, tag: u8) -> Option<Key> {
+        Key::tagged(board, tag).filter(|_| self.generation != 0)
     }
 
     /// [`SearchCache::key`], asking the CPU to fetch the key's entry
@@ -227,15 +241,17 @@ mod tests {
                 }
                 _ => b.sides[next(2)][next(25)] += 1,
             }
-            let (ka, kb) = (Key::of(&a).unwrap(), Key::of(&b).unwrap());
+            let (ka, kb) = (Key::tagged(&a, 0).unwrap(), Key::tagged(&b, 0).unwrap());
             assert_eq!(ka.packed == kb.packed, a == b, "{a:?} {b:?}");
+            let tagged = Key::tagged(&a, 3).unwrap();
+            assert_ne!(ka.packed, tagged.packed, "a tag makes another key");
         }
         // A count above 15, on any point of either side, has no key.
         let b = Board::from_position_id("4HPwATDgc/ABMA").unwrap();
         for (side, point) in [(0, 0), (0, 24), (1, 5), (1, 24), (0, 23)] {
             let mut big = b;
             big.sides[side][point] = 16;
-            assert_eq!(Key::of(&big), None, "side {side} point {point}");
+            assert_eq!(Key::tagged(&big, 0), None, "side {side} point {point}");
         }
         let mut big = b;
         big.sides[0][24] = 16;
