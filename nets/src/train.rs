@@ -12,11 +12,31 @@ use crate::sanity::sanity_check;
 use crate::sigmoid::sigmoid;
 use board::{Board, Probabilities};
 
-/// Buffers of one training step, reused between steps.
+/// Buffers of one training step, reused between steps, and the weight of
+/// the equity term in the loss ([`TrainScratch::with_equity_weight`]).
 #[derive(Clone, Debug, Default)]
 pub struct TrainScratch {
     hidden: Vec<f32>,
     step: Vec<f32>,
+    equity_weight: f32,
+}
+
+/// The cubeless equity's weight on each output (win, win gammon, win
+/// backgammon, lose gammon, lose backgammon).
+const EQUITY_COEFFICIENTS: [f32; board::NUM_OUTPUTS] = [2.0, 1.0, 1.0, -1.0, -1.0];
+
+impl TrainScratch {
+    /// Steps on the loss ½Σ(t − y)² + ½μ(E(t) − E(y))², where E is the
+    /// cubeless equity of the five outputs (2·win − 1 + wins of a gammon
+    /// and a backgammon − losses of each): μ weighs the error that decides
+    /// the moves against the errors of the single outputs. μ = 0 (the
+    /// default) is gnubg's loss, with its bits.
+    pub fn with_equity_weight(mu: f32) -> TrainScratch {
+        TrainScratch {
+            equity_weight: mu,
+            ..TrainScratch::default()
+        }
+    }
 }
 
 /// Moves `net` one step of size `alpha` towards `target` for inputs `x`:
@@ -130,8 +150,20 @@ fn backprop(
     for v in y.iter_mut() {
         *v = sigmoid(-beta_o * *v);
     }
-    let delta_o: [f32; board::NUM_OUTPUTS] =
-        std::array::from_fn(|k| (target[k] - y[k]) * beta_o * y[k] * (1.0 - y[k]));
+    let mu = scratch.equity_weight;
+    let delta_o: [f32; board::NUM_OUTPUTS] = if mu == 0.0 {
+        std::array::from_fn(|k| (target[k] - y[k]) * beta_o * y[k] * (1.0 - y[k]))
+    } else {
+        let equity_error: f32 = (0..board::NUM_OUTPUTS)
+            .map(|k| EQUITY_COEFFICIENTS[k] * (target[k] - y[k]))
+            .sum();
+        std::array::from_fn(|k| {
+            (target[k] - y[k] + mu * EQUITY_COEFFICIENTS[k] * equity_error)
+                * beta_o
+                * y[k]
+                * (1.0 - y[k])
+        })
+    };
     let beta_h = net.beta_hidden();
     let w_output = net.output_weights();
     for (j, (step, &hj)) in scratch.step.iter_mut().zip(h.iter()).enumerate() {
@@ -376,15 +408,57 @@ pub(crate) mod tests {
     }
 
     /// The step matches the gradient of ½Σ(t − y)² taken numerically (with
-    /// the smooth reference sigmoid the table approximates).
+    /// the smooth reference sigmoid the table approximates), and with an
+    /// equity term ½μ(E(t) − E(y))² that of the whole loss.
     #[test]
     fn step_is_the_gradient() {
+        for mu in [0.0, 0.5, 3.0] {
+            step_is_the_gradient_of(mu);
+        }
+    }
+
+    /// An equity weight of 0 is gnubg's step, bit for bit.
+    #[test]
+    fn equity_weight_zero_is_the_plain_step() {
+        let net = small_net();
+        let x = [1.0, 0.0, 0.5, 1.0, 0.0, 0.25];
+        let t = [0.9, 0.3, 0.05, 0.1, 0.01];
+        let step = |mut s: TrainScratch| {
+            let mut n = net.clone();
+            let y = train_net(&mut n, &x, &t, 0.1, Arithmetic::Ieee, Simd::Auto, &mut s);
+            (n, y)
+        };
+        let (plain, y) = step(TrainScratch::default());
+        let (zero, y0) = step(TrainScratch::with_equity_weight(0.0));
+        let (weighted, _) = step(TrainScratch::with_equity_weight(1.0));
+        assert_eq!(y.map(f32::to_bits), y0.map(f32::to_bits));
+        let bits = |n: &Net| {
+            [
+                n.hidden_weights(),
+                n.output_weights(),
+                n.hidden_thresholds(),
+                n.output_thresholds(),
+            ]
+            .concat()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&plain), bits(&zero));
+        assert_ne!(
+            bits(&plain),
+            bits(&weighted),
+            "the equity term changes the step"
+        );
+    }
+
+    fn step_is_the_gradient_of(mu: f32) {
         let net = small_net();
         let x = [1.0, 0.0, 0.5, 1.0, 0.0, 0.25];
         let t = [0.9, 0.3, 0.05, 0.1, 0.01];
         let alpha = 1e-3;
         let mut trained = net.clone();
-        let mut s = TrainScratch::default();
+        let mut s = TrainScratch::with_equity_weight(mu);
         train_net(
             &mut trained,
             &x,
@@ -411,16 +485,22 @@ pub(crate) mod tests {
                     logistic(f64::from(n.beta_hidden()) * s)
                 })
                 .collect();
-            (0..5)
+            let y: Vec<f64> = (0..5)
                 .map(|k| {
                     let s: f64 = f64::from(ob[k])
                         + (0..n.hidden())
                             .map(|j| f64::from(ow[k * n.hidden() + j]) * hid[j])
                             .sum::<f64>();
-                    let y = logistic(f64::from(n.beta_output()) * s);
-                    0.5 * (f64::from(t[k]) - y).powi(2)
+                    logistic(f64::from(n.beta_output()) * s)
                 })
+                .collect();
+            let equity_error: f64 = (0..5)
+                .map(|k| f64::from(EQUITY_COEFFICIENTS[k]) * (f64::from(t[k]) - y[k]))
+                .sum();
+            (0..5)
+                .map(|k| 0.5 * (f64::from(t[k]) - y[k]).powi(2))
                 .sum::<f64>()
+                + 0.5 * f64::from(mu) * equity_error.powi(2)
         };
         // Compare a few parameters: the step should be −α·∂L/∂p.
         for (which, index) in [(0usize, 3usize), (0, 17), (1, 5), (2, 2), (3, 4)] {
@@ -452,7 +532,7 @@ pub(crate) mod tests {
             let expected = -f64::from(alpha) * grad;
             assert!(
                 (step - expected).abs() <= 0.05 * expected.abs() + 2e-8,
-                "parameter {which}/{index}: step {step}, −α·gradient {expected}"
+                "μ {mu}, parameter {which}/{index}: step {step}, −α·gradient {expected}"
             );
         }
     }

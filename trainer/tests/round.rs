@@ -26,7 +26,7 @@ fn plan(dir: &Path) -> PathBuf {
         "start": "start.wd",
         "train": {"epochs": 4, "schedule": "cosine", "alpha_start": 1.0, "alpha_low": 0.05},
         "train_by_class": {"race": {"epochs": 4, "schedule": "cosine", "optimizer": "adam",
-                                    "batch": 32, "weight_decay": 0.5,
+                                    "batch": 32, "weight_decay": 0.5, "equity_weight": 1.5,
                                     "alpha_start": 0.01, "alpha_low": 0.0001}},
         "crashed_from_contact": true,
         "prune_games": 30,
@@ -112,13 +112,19 @@ fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_t
         let path = whole.path().join(format!("{net}.wd.json"));
         let record: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        record["settings"]["schedule"]["optimizer"].clone()
+        record["settings"]["schedule"].clone()
     };
     assert_eq!(
-        schedule("race"),
+        schedule("race")["optimizer"],
         serde_json::json!({"Adam": {"batch": 32, "weight_decay": 0.5}})
     );
-    assert_eq!(schedule("crashed"), serde_json::json!("Sgd"));
+    assert_eq!(schedule("race")["equity_weight"], serde_json::json!(1.5));
+    assert_eq!(schedule("crashed")["optimizer"], serde_json::json!("Sgd"));
+    assert_eq!(
+        schedule("crashed").get("equity_weight"),
+        None,
+        "no equity term unless the plan asks"
+    );
     // The crashed net started from the trained contact net.
     let crashed_start = whole.path().join("crashed-start.wd");
     assert_eq!(

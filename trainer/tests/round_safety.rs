@@ -185,6 +185,10 @@ fn bad_settings_and_bad_plan_files_are_refused_before_any_stage() {
             serde_json::json!({"train": {"epochs": 2, "alpha_start": 1.0, "alpha_low": 0.1, "weight_decay": 0.1}}),
             "train.weight_decay 0.1: weight decay needs the Adam optimizer",
         ),
+        (
+            serde_json::json!({"train": {"epochs": 2, "alpha_start": 1.0, "alpha_low": 0.1, "equity_weight": -1.0}}),
+            "train.equity_weight -1.0: must be from 0 to 100",
+        ),
         (serde_json::json!({"start": "a\u{0}b.wd"}), "has a NUL byte"),
         (
             serde_json::json!({"start_seed": 1u64 << 40}),

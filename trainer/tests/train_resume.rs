@@ -311,3 +311,98 @@ fn weight_decay_shrinks_the_weights_the_same_on_any_thread_count() {
         "--weight-decay 200.0: must be from 0 to 100",
     );
 }
+
+/// An equity term in the loss (`--equity-weight μ`): other weights than
+/// without it, the same bits on one thread and two, with Adam and with
+/// gnubg-nn's update; μ 0 is the run without the flag, byte for byte; and a
+/// μ out of range is refused in one line.
+#[test]
+fn equity_weight_changes_the_steps_the_same_on_any_thread_count() {
+    let dir = tempdir("bgkit-train-equity.");
+    let path = |name: &str| dir.path().join(name);
+    let (train, _) = split_fixture(dir.path(), "gnubg_0ply_200.dat");
+    let start = path("start.wd");
+    ok(&["new", "-o", s(&start), "--seed", "6", "--hidden", "16"]);
+    let args = |out: &Path, optimizer: &[&str], extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "train",
+            "--db",
+            s(&train),
+            "--class",
+            "contact",
+            "--weights",
+            s(&start),
+            "-o",
+            s(out),
+            "--epochs",
+            "5",
+            "--schedule",
+            "cosine",
+            "-q",
+            "--bearoff",
+            OS0,
+            "--bearoff",
+            TS0,
+        ]
+        .iter()
+        .map(|x| x.to_string())
+        .collect();
+        a.extend(optimizer.iter().chain(extra).map(|x| x.to_string()));
+        a
+    };
+    let run = |a: Vec<String>| ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let adam = [
+        "--optimizer",
+        "adam",
+        "--batch",
+        "50",
+        "--alpha-start",
+        "0.01",
+        "--alpha-low",
+        "0.0001",
+    ];
+    let sgd = ["--alpha-start", "1", "--alpha-low", "0.1"];
+    for optimizer in [&adam[..], &sgd[..]] {
+        let (plain, zero, one, two) = (
+            path("plain.wd"),
+            path("zero.wd"),
+            path("one.wd"),
+            path("two.wd"),
+        );
+        run(args(&plain, optimizer, &[]));
+        run(args(&zero, optimizer, &["--equity-weight", "0"]));
+        run(args(
+            &one,
+            optimizer,
+            &["--equity-weight", "2", "--threads", "1"],
+        ));
+        run(args(
+            &two,
+            optimizer,
+            &["--equity-weight", "2", "--threads", "2"],
+        ));
+        let read = |p: &Path| std::fs::read(p).unwrap();
+        assert_eq!(
+            read(&plain),
+            read(&zero),
+            "{optimizer:?}: μ 0 is the plain loss"
+        );
+        assert_eq!(read(&one), read(&two), "{optimizer:?}: thread count");
+        assert_ne!(
+            read(&plain),
+            read(&one),
+            "{optimizer:?}: the equity term changes the net"
+        );
+    }
+    for (mu, needle) in [
+        ("-1", "--equity-weight -1.0: must be from 0 to 100"),
+        ("1000", "--equity-weight 1000.0: must be from 0 to 100"),
+        ("NaN", "--equity-weight NaN: must be from 0 to 100"),
+    ] {
+        let out = path("refused.wd");
+        let a = args(&out, &adam, &["--equity-weight", mu]);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        assert_one_line_failure(BIN, "trainer", &a, needle);
+        assert!(!out.exists());
+    }
+}

@@ -66,6 +66,15 @@ pub struct TrainArgs {
     /// weight, not the thresholds, is multiplied by 1 − α·λ (e.g. 0.01).
     #[arg(long, value_name = "λ", default_value_t = 0.0)]
     weight_decay: f32,
+    /// Weight μ of an equity term in the loss: ½Σ(t − y)² + ½μ(E(t) − E(y))²,
+    /// E the cubeless equity of the five outputs (0: gnubg-nn's loss).
+    #[arg(
+        long,
+        value_name = "μ",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    equity_weight: f32,
     /// Seed of the permutations.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -101,7 +110,7 @@ enum OptimizerArg {
     Adam,
 }
 
-use trainer::supervised::{check_weight_decay, MAX_ALPHA};
+use trainer::supervised::{check_equity_weight, check_weight_decay, MAX_ALPHA};
 
 impl TrainArgs {
     /// The settings, checked as `run` checks them before reading a file.
@@ -141,7 +150,10 @@ impl TrainArgs {
             self.optimizer == OptimizerArg::Adam,
         )
         .map_err(|why| anyhow::anyhow!("--weight-decay {why}"))?;
+        check_equity_weight(self.equity_weight)
+            .map_err(|why| anyhow::anyhow!("--equity-weight {why}"))?;
         let schedule = Schedule {
+            equity_weight: self.equity_weight,
             alpha_start: self.alpha_start,
             alpha_low: self.alpha_low,
             ignore_bg: self.ignore_bg,

@@ -214,7 +214,9 @@ impl TrainPlan {
             self.alpha_start,
             self.optimizer == super::plan::Optimizer::Adam,
         )
-        .map_err(|why| format!("weight_decay {why}"))
+        .map_err(|why| format!("weight_decay {why}"))?;
+        crate::supervised::check_equity_weight(self.equity_weight)
+            .map_err(|why| format!("equity_weight {why}"))
     }
 }
 

@@ -198,6 +198,9 @@ pub struct TrainPlan {
     /// Adam's decoupled weight decay (`trainer train --weight-decay`).
     #[serde(default)]
     pub weight_decay: f32,
+    /// Weight of the equity term of the loss (`trainer train --equity-weight`).
+    #[serde(default)]
+    pub equity_weight: f32,
 }
 
 fn sgd() -> Optimizer {
@@ -225,6 +228,7 @@ fn default_prune_train() -> TrainPlan {
         optimizer: Optimizer::Sgd,
         batch: default_batch(),
         weight_decay: 0.0,
+        equity_weight: 0.0,
     }
 }
 fn default_hidden() -> usize {

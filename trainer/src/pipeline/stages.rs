@@ -433,6 +433,9 @@ impl Plan {
         if t.weight_decay != 0.0 {
             a.extend(args(["--weight-decay", &t.weight_decay.to_string()]));
         }
+        if t.equity_weight != 0.0 {
+            a.extend(args(["--equity-weight", &t.equity_weight.to_string()]));
+        }
         if prune {
             a.push("--prune".into());
         }

@@ -43,6 +43,18 @@ pub fn check_weight_decay(decay: f32, alpha_start: f32, adam: bool) -> Result<()
     Ok(())
 }
 
+/// The largest equity weight taken (far above any useful value).
+pub const MAX_EQUITY_WEIGHT: f32 = 100.0;
+
+/// Checks an equity weight μ of the loss (`Schedule::equity_weight`): from
+/// 0 to [`MAX_EQUITY_WEIGHT`]. The message names what is wrong.
+pub fn check_equity_weight(mu: f32) -> Result<(), String> {
+    if !(0.0..=MAX_EQUITY_WEIGHT).contains(&mu) {
+        return Err(format!("{mu:?}: must be from 0 to {MAX_EQUITY_WEIGHT}"));
+    }
+    Ok(())
+}
+
 /// The schedule's settings (gnubg-nn's defaults in [`Default`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {
@@ -62,6 +74,12 @@ pub struct Schedule {
     /// How positions move the weights.
     #[serde(default)]
     pub optimizer: Optimizer,
+    /// Weight μ of the equity term of the loss, ½Σ(t − y)² + ½μ(E(t) − E(y))²
+    /// (`nets::TrainScratch::with_equity_weight`); 0 is gnubg-nn's loss.
+    /// Absent from the settings' JSON when 0, so runs without it keep the
+    /// fingerprints they had.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub equity_weight: f32,
 }
 
 /// How positions move the weights.
@@ -136,6 +154,7 @@ impl Default for Schedule {
             seed: 1,
             decay: Decay::Gnubg,
             optimizer: Optimizer::Sgd,
+            equity_weight: 0.0,
         }
     }
 }
@@ -268,7 +287,7 @@ pub fn train_epoch(
     schedule: &Schedule,
 ) {
     let mut scratch = eval.scratch();
-    let mut train = TrainScratch::default();
+    let mut train = TrainScratch::with_equity_weight(schedule.equity_weight);
     let mut inputs = vec![0f32; nets::inputs::MAX_INPUTS];
     for &k in order {
         let Some((r, board)) = set.get(k as usize) else {
@@ -329,7 +348,7 @@ pub fn train_epoch_adam(
                 || {
                     (
                         shared.scratch(),
-                        TrainScratch::default(),
+                        TrainScratch::with_equity_weight(schedule.equity_weight),
                         vec![0f32; nets::inputs::BASE_INPUTS],
                     )
                 },
