@@ -105,16 +105,31 @@ def bgkit_teacher(work, ids, contact, weights, plies):
         run(args + ["--threads", "1"], input="\n".join(contact) + "\n", capture_output=True)
         ms = 1000 * (child_cpu() - before) / len(contact)
         res = run(args, input="\n".join(ids) + "\n", capture_output=True).stdout
-        with open(path + ".tmp", "w") as f:
-            f.write("# cpu ms %.4f\n%s" % (ms, res))
-        os.replace(path + ".tmp", path)
+        # `trainer eval` prints ID, class, the five outputs and the equity.
+        rows = [(f[0], [float(x) for x in f[2:7]])
+                for f in (l.split("\t") for l in res.splitlines())]
+        write_teacher(path, ms, rows)
+    return read_teacher(path, name)
+
+
+def write_teacher(path, ms, rows):
+    """A teacher's file: its CPU time a contact position, then a line per
+    position (ID and the five outputs)."""
+    with open(path + ".tmp", "w") as f:
+        f.write("# cpu ms %.4f\n" % ms)
+        for pid, probs in rows:
+            f.write("%s\t%s\n" % (pid, "\t".join(repr(p) for p in probs)))
+    os.replace(path + ".tmp", path)
+
+
+def read_teacher(path, name):
+    """(name, CPU ms a contact position, equity by position ID)."""
     lines = open(path).read().splitlines()
-    ms = float(lines[0].split()[-1])
     values = {}
     for l in lines[1:]:
         f = l.split("\t")
-        values[f[0]] = equity([float(x) for x in f[2:7]])
-    return name, ms, values
+        values[f[0]] = equity([float(x) for x in f[1:6]])
+    return name, float(lines[0].split()[-1]), values
 
 
 def sage_teacher(work, ids, contact, level):
@@ -133,20 +148,11 @@ def sage_teacher(work, ids, contact, level):
         bgsage.batch_evaluate(positions(timed), eval_level=level, n_threads=1, jacoby=False)
         ms = 1000 * (time.process_time() - start) / len(timed)
         res = bgsage.batch_evaluate(positions(ids), eval_level=level, n_threads=1, jacoby=False)
-        with open(path + ".tmp", "w") as f:
-            f.write("# cpu ms %.4f\n" % ms)
-            for pid, r in zip(ids, res):
-                p = r.probs
-                f.write("%s\t%r\t%r\t%r\t%r\t%r\n" % (pid, p.win, p.gammon_win, p.backgammon_win,
-                                                    p.gammon_loss, p.backgammon_loss))
-        os.replace(path + ".tmp", path)
-    lines = open(path).read().splitlines()
-    ms = float(lines[0].split()[-1])
-    values = {}
-    for l in lines[1:]:
-        f = l.split("\t")
-        values[f[0]] = equity([float(x) for x in f[1:6]])
-    return name, ms, values
+        write_teacher(path, ms, [
+            (pid, [r.probs.win, r.probs.gammon_win, r.probs.backgammon_win,
+                   r.probs.gammon_loss, r.probs.backgammon_loss])
+            for pid, r in zip(ids, res)])
+    return read_teacher(path, name)
 
 
 def main():
