@@ -91,16 +91,7 @@ fn adam_training_lowers_the_held_out_error_on_any_thread_count_and_resumes_after
     let start = path("start.wd");
     ok(&["new", "-o", s(&start), "--seed", "5", "--hidden", "16"]);
     let train_to = |out: &Path, epochs: &str, extra: &[&str]| {
-        let mut args = vec![
-            "train",
-            "--db",
-            s(&train),
-            "--class",
-            "contact",
-            "--weights",
-            s(&start),
-            "-o",
-            s(out),
+        let settings = [
             "--epochs",
             epochs,
             "--schedule",
@@ -113,19 +104,12 @@ fn adam_training_lowers_the_held_out_error_on_any_thread_count_and_resumes_after
             "0.01",
             "--alpha-low",
             "0.0001",
-            "-q",
-            "--bearoff",
-            OS0,
-            "--bearoff",
-            TS0,
         ];
-        args.extend_from_slice(extra);
-        args.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+        train_contact(&train, &start, out, &[&settings[..], extra].concat())
     };
-    let run = |args: Vec<String>| ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let (one, two) = (path("one.wd"), path("two.wd"));
-    run(train_to(&one, "60", &["--threads", "1"]));
-    run(train_to(&two, "60", &["--threads", "2"]));
+    run(&train_to(&one, "60", &["--threads", "1"]));
+    run(&train_to(&two, "60", &["--threads", "2"]));
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
     let (before, after) = (
         held_rms(&held, "contact", &start).0,
@@ -133,7 +117,7 @@ fn adam_training_lowers_the_held_out_error_on_any_thread_count_and_resumes_after
     );
     assert!(after < before * 0.8, "held-out RMS {before} → {after}");
     let (whole, cut) = (path("whole.wd"), path("cut.wd"));
-    run(train_to(&whole, "1500", &[]));
+    run(&train_to(&whole, "1500", &[]));
     let mut cmd = Command::new(BIN);
     cmd.args(train_to(&cut, "1500", &[]));
     let ckpt = path("cut.wd.ckpt");
@@ -143,7 +127,7 @@ fn adam_training_lowers_the_held_out_error_on_any_thread_count_and_resumes_after
         || ckpt.exists(),
         Duration::from_millis(200),
     );
-    run(train_to(&cut, "1500", &["--resume"]));
+    run(&train_to(&cut, "1500", &["--resume"]));
     assert_eq!(std::fs::read(&whole).unwrap(), std::fs::read(&cut).unwrap());
 }
 
@@ -240,44 +224,28 @@ fn weight_decay_shrinks_the_weights_the_same_on_any_thread_count() {
     let start = path("start.wd");
     ok(&["new", "-o", s(&start), "--seed", "5", "--hidden", "16"]);
     let args = |out: &Path, extra: &[&str]| {
-        let mut a = vec![
-            "train".to_string(),
-            "--db".into(),
-            s(&train).into(),
-            "--class".into(),
-            "contact".into(),
-            "--weights".into(),
-            s(&start).into(),
-            "-o".into(),
-            s(out).into(),
-            "--epochs".into(),
-            "30".into(),
-            "--schedule".into(),
-            "cosine".into(),
-            "--alpha-start".into(),
-            "0.01".into(),
-            "--alpha-low".into(),
-            "0.0001".into(),
-            "-q".into(),
-            "--bearoff".into(),
-            OS0.into(),
-            "--bearoff".into(),
-            TS0.into(),
+        let settings = [
+            "--epochs",
+            "30",
+            "--schedule",
+            "cosine",
+            "--alpha-start",
+            "0.01",
+            "--alpha-low",
+            "0.0001",
         ];
-        a.extend(extra.iter().map(|x| x.to_string()));
-        a
+        train_contact(&train, &start, out, &[&settings[..], extra].concat())
     };
-    let run = |a: Vec<String>| ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
     let adam = ["--optimizer", "adam", "--batch", "50"];
     let (plain, one, two) = (path("plain.wd"), path("one.wd"), path("two.wd"));
-    run(args(&plain, &adam));
+    run(&args(&plain, &adam));
     let decayed = |threads: &'static str| {
         let mut a = adam.to_vec();
         a.extend(["--weight-decay", "3", "--threads", threads]);
         a
     };
-    run(args(&one, &decayed("1")));
-    run(args(&two, &decayed("2")));
+    run(&args(&one, &decayed("1")));
+    run(&args(&two, &decayed("2")));
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
     let squares = |w: &Path| {
         let nets = nets::weights::load(w).unwrap();
@@ -323,34 +291,15 @@ fn equity_weight_changes_the_steps_the_same_on_any_thread_count() {
     let (train, _) = split_fixture(dir.path(), "gnubg_0ply_200.dat");
     let start = path("start.wd");
     ok(&["new", "-o", s(&start), "--seed", "6", "--hidden", "16"]);
-    let args = |out: &Path, optimizer: &[&str], extra: &[&str]| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "train",
-            "--db",
-            s(&train),
-            "--class",
-            "contact",
-            "--weights",
-            s(&start),
-            "-o",
-            s(out),
-            "--epochs",
-            "5",
-            "--schedule",
-            "cosine",
-            "-q",
-            "--bearoff",
-            OS0,
-            "--bearoff",
-            TS0,
-        ]
-        .iter()
-        .map(|x| x.to_string())
-        .collect();
-        a.extend(optimizer.iter().chain(extra).map(|x| x.to_string()));
-        a
+    let args = |out: &Path, optimizer: &[&str], extra: &[&str]| {
+        let settings = ["--epochs", "5", "--schedule", "cosine"];
+        train_contact(
+            &train,
+            &start,
+            out,
+            &[&settings[..], optimizer, extra].concat(),
+        )
     };
-    let run = |a: Vec<String>| ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
     let adam = [
         "--optimizer",
         "adam",
@@ -369,14 +318,14 @@ fn equity_weight_changes_the_steps_the_same_on_any_thread_count() {
             path("one.wd"),
             path("two.wd"),
         );
-        run(args(&plain, optimizer, &[]));
-        run(args(&zero, optimizer, &["--equity-weight", "0"]));
-        run(args(
+        run(&args(&plain, optimizer, &[]));
+        run(&args(&zero, optimizer, &["--equity-weight", "0"]));
+        run(&args(
             &one,
             optimizer,
             &["--equity-weight", "2", "--threads", "1"],
         ));
-        run(args(
+        run(&args(
             &two,
             optimizer,
             &["--equity-weight", "2", "--threads", "2"],
@@ -405,4 +354,33 @@ fn equity_weight_changes_the_steps_the_same_on_any_thread_count() {
         assert_one_line_failure(BIN, "trainer", &a, needle);
         assert!(!out.exists());
     }
+}
+
+/// The arguments of `trainer train` for the contact net of `start` on
+/// `train`, written to `out`, quiet, with gnubg's bearoff files and then
+/// `settings`.
+fn train_contact(train: &Path, start: &Path, out: &Path, settings: &[&str]) -> Vec<String> {
+    let mut a = vec![
+        "train",
+        "--db",
+        s(train),
+        "--class",
+        "contact",
+        "--weights",
+        s(start),
+        "-o",
+        s(out),
+        "-q",
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ];
+    a.extend_from_slice(settings);
+    a.into_iter().map(String::from).collect()
+}
+
+/// Runs `trainer` with `args`, which must succeed; its standard output.
+fn run(args: &[String]) -> String {
+    ok(&args.iter().map(String::as_str).collect::<Vec<_>>())
 }
