@@ -129,26 +129,14 @@ pub fn hidden_layer(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic, simd
     assert_eq!(x.len(), net.inputs(), "input vector has the wrong length");
     assert!(simd.is_available(), "this CPU cannot run {simd:?}");
     let h = &mut h[..net.hidden()];
+    accumulate_hidden(net, x, h, simd);
     if simd.avx2() {
         #[cfg(target_arch = "x86_64")]
         {
-            avx2::hidden_layer(net, x, h, arith);
+            avx2::activate(net, h, arith);
             return;
         }
     }
-    if simd.resolve() == Simd::Portable {
-        accumulate_unit_by_unit(net, x, h);
-        activate(net, h, arith);
-    } else {
-        hidden_layer_vector(net, x, h, arith);
-    }
-}
-
-/// Element-wise, so the bits do not depend on the vector width the compiler
-/// picks (no fused multiply-add is ever enabled).
-#[inline(always)]
-fn hidden_layer_vector(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
-    accumulate_vector(net, x, h);
     activate(net, h, arith);
 }
 
@@ -240,7 +228,11 @@ pub fn accumulate_hidden(net: &Net, x: &[f32], h: &mut [f32], simd: Simd) {
     if simd.avx2() {
         #[cfg(target_arch = "x86_64")]
         {
-            avx2::accumulate(net, x, h);
+            if simd.uses_avx512() {
+                avx2::accumulate_wide(net, x, h);
+            } else {
+                avx2::accumulate(net, x, h);
+            }
             return;
         }
     }
@@ -268,27 +260,96 @@ fn accumulate_unit_by_unit(net: &Net, x: &[f32], h: &mut [f32]) {
 }
 
 /// Row by row over the non-zero inputs, each row a whole-vector update of
-/// all hidden sums (what the compiler vectorizes).
+/// the hidden sums. The sums are kept in registers a block of
+/// [`REGISTER_BLOCK`] units at a time (one pass over the non-zero rows per
+/// block) rather than loaded and stored for every row; each unit still adds
+/// its terms in input order, so the bits are the same.
 #[inline(always)]
 fn accumulate_vector(net: &Net, x: &[f32], h: &mut [f32]) {
+    accumulate_blocked::<REGISTER_BLOCK>(net, x, h)
+}
+
+/// Hidden units whose sums stay in registers together in
+/// [`accumulate_vector`]: 64 floats are eight AVX2 registers.
+const REGISTER_BLOCK: usize = 64;
+
+/// For each mask of eight flags, the positions of its set flags, first to
+/// last, then zeros.
+const COMPRESS: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut bit, mut count) = (0, 0);
+        while bit < 8 {
+            if mask & (1 << bit) != 0 {
+                table[mask][count] = bit as u8;
+                count += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// The indices of the non-zero values of `xs` (at most 256 of them), in
+/// order, written to the front of `out`; eight at a time without a branch
+/// per value (which inputs are zero is unpredictable), so `out` has room
+/// for eight more than `xs`.
+#[inline(always)]
+fn nonzero_indices<'a>(xs: &[f32], out: &'a mut [u16]) -> &'a [u16] {
+    debug_assert!(xs.len() <= 256 && out.len() >= xs.len() + 8);
+    let mut count = 0;
+    for (g, group) in xs.chunks(8).enumerate() {
+        let mut mask = 0usize;
+        for (i, &a) in group.iter().enumerate() {
+            mask |= usize::from(a != 0.0) << i;
+        }
+        let base = (g * 8) as u16;
+        for (o, &i) in out[count..count + 8].iter_mut().zip(&COMPRESS[mask]) {
+            *o = base + u16::from(i);
+        }
+        count += mask.count_ones() as usize;
+    }
+    &out[..count]
+}
+
+/// [`accumulate_vector`] with blocks of `B` units.
+#[inline(always)]
+fn accumulate_blocked<const B: usize>(net: &Net, x: &[f32], h: &mut [f32]) {
     const CHUNK: usize = 256;
     let n = h.len();
     h.copy_from_slice(net.hidden_thresholds());
     let weights = net.hidden_weights();
+    let whole = n - n % B;
     for (c, xs) in x.chunks(CHUNK).enumerate() {
-        // The non-zero inputs of the chunk, listed without a branch per
-        // input (which inputs are zero is unpredictable).
-        let mut nonzero = [0u16; CHUNK];
-        let mut count = 0;
-        for (k, &a) in xs.iter().enumerate() {
-            nonzero[count] = k as u16;
-            count += usize::from(a != 0.0);
+        let mut nonzero = [0u16; CHUNK + 8];
+        let rows = nonzero_indices(xs, &mut nonzero);
+        for start in (0..whole).step_by(B) {
+            let sums: &mut [f32; B] = (&mut h[start..start + B])
+                .try_into()
+                .expect("a whole block");
+            let mut acc = *sums;
+            for &k in rows {
+                let r = c * CHUNK + usize::from(k);
+                let a = x[r];
+                let w: &[f32; B] = weights[r * n + start..r * n + start + B]
+                    .try_into()
+                    .expect("a whole block");
+                // `w · 1` is exactly `w`, so inputs of 1 need no branch either.
+                for (s, &w) in acc.iter_mut().zip(w) {
+                    *s += w * a;
+                }
+            }
+            *sums = acc;
         }
-        for &k in &nonzero[..count] {
+        for &k in rows {
             let r = c * CHUNK + usize::from(k);
             let a = x[r];
-            // `w · 1` is exactly `w`, so inputs of 1 need no branch either.
-            for (hj, &w) in h.iter_mut().zip(&weights[r * n..(r + 1) * n]) {
+            for (hj, &w) in h[whole..]
+                .iter_mut()
+                .zip(&weights[r * n + whole..(r + 1) * n])
+            {
                 *hj += w * a;
             }
         }
@@ -310,28 +371,33 @@ mod avx2 {
     }
 
     #[allow(unsafe_code)]
-    pub(super) fn hidden_layer(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
-        // SAFETY: as above, the caller checked for AVX2.
-        unsafe { hidden_layer_avx2(net, x, h, arith) }
-    }
-
-    #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn accumulate_avx2(net: &Net, x: &[f32], h: &mut [f32]) {
         super::accumulate_vector(net, x, h)
     }
 
     #[allow(unsafe_code)]
-    pub(crate) fn activate(net: &Net, h: &mut [f32], arith: Arithmetic) {
-        // SAFETY: as above, the caller checked for AVX2.
-        unsafe { activate_avx2(net, h, arith) }
+    pub(super) fn accumulate_wide(net: &Net, x: &[f32], h: &mut [f32]) {
+        // SAFETY: the caller checked at run time that this CPU supports
+        // AVX-512F (`Simd::uses_avx512`).
+        unsafe { accumulate_avx512(net, x, h) }
     }
 
     #[allow(unsafe_code)]
-    #[target_feature(enable = "avx2")]
-    unsafe fn hidden_layer_avx2(net: &Net, x: &[f32], h: &mut [f32], arith: Arithmetic) {
-        super::accumulate_vector(net, x, h);
-        activate_avx2(net, h, arith);
+    #[target_feature(enable = "avx2,avx512f")]
+    unsafe fn accumulate_avx512(net: &Net, x: &[f32], h: &mut [f32]) {
+        // 32 registers: a 256-unit block takes 16 of them.
+        if h.len().is_multiple_of(256) {
+            super::accumulate_blocked::<256>(net, x, h)
+        } else {
+            super::accumulate_blocked::<128>(net, x, h)
+        }
+    }
+
+    #[allow(unsafe_code)]
+    pub(crate) fn activate(net: &Net, h: &mut [f32], arith: Arithmetic) {
+        // SAFETY: as above, the caller checked for AVX2.
+        unsafe { activate_avx2(net, h, arith) }
     }
 
     /// How the AVX2 sigmoid takes `1/t`.
@@ -610,5 +676,70 @@ mod sse {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::NetShape;
+    use crate::test_rng::xorshift;
+
+    /// A net of `inputs` × `hidden` × 5 with seeded weights in (−1, 1).
+    fn random_net(inputs: usize, hidden: usize, seed: u64) -> Net {
+        let shape = NetShape {
+            inputs,
+            hidden,
+            outputs: 5,
+            beta_hidden: 0.1,
+            beta_output: 1.0,
+        };
+        let mut next = xorshift(seed);
+        let values = (0..shape.values())
+            .map(|_| (next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+            .collect();
+        Net::from_values(shape, values).unwrap()
+    }
+
+    /// Every SIMD level's hidden sums equal the unit-by-unit scalar sums bit
+    /// for bit, for hidden sizes that fill the register blocks, leave a
+    /// remainder or are smaller than one block, and inputs that are mostly
+    /// 0, sometimes exactly 1, or anything (more than one 256-input chunk
+    /// included).
+    #[test]
+    fn every_level_accumulates_the_scalar_sums() {
+        for (inputs, hidden) in [(250, 128), (250, 256), (214, 70), (40, 5), (300, 200)] {
+            let net = random_net(inputs, hidden, 7 + hidden as u64);
+            let mut next = xorshift(99 + inputs as u64);
+            for _ in 0..20 {
+                let x: Vec<f32> = (0..inputs)
+                    .map(|_| match next() % 8 {
+                        0 => 1.0,
+                        1 | 2 => (next() >> 40) as f32 / (1u64 << 20) as f32,
+                        _ => 0.0,
+                    })
+                    .collect();
+                let mut want = vec![0f32; hidden];
+                accumulate_unit_by_unit(&net, &x, &mut want);
+                for simd in Simd::available() {
+                    let mut got = vec![0f32; hidden];
+                    accumulate_hidden(&net, &x, &mut got, simd);
+                    let same = want
+                        .iter()
+                        .zip(&got)
+                        .all(|(a, b)| a.to_bits() == b.to_bits());
+                    assert!(same, "{simd:?} differs for {inputs}×{hidden}");
+                    let mut layer = vec![0f32; hidden];
+                    hidden_layer(&net, &x, &mut layer, Arithmetic::Ieee, simd);
+                    let mut scalar = want.clone();
+                    activate(&net, &mut scalar, Arithmetic::Ieee);
+                    let same = scalar
+                        .iter()
+                        .zip(&layer)
+                        .all(|(a, b)| a.to_bits() == b.to_bits());
+                    assert!(same, "{simd:?} hidden layer differs for {inputs}×{hidden}");
+                }
+            }
+        }
     }
 }
