@@ -5,6 +5,10 @@
 # are printed as a Markdown table.
 #
 # With CHART=FILE.png, also draws the figures (bench-chart, plotters).
+# bgkit evaluates one position after another, as gnubg's calibrate does; a
+# last column gives bgkit's `calibrate --batched` (each batch through the
+# evaluator's batch path, as its move choices and rollouts evaluate a
+# roll's candidates) beside it.
 #
 # Usage: benches/compare-calibrate.sh     (needs /usr/games/gnubg: apt-get install gnubg)
 #        REPS=5 ITERATIONS=200 benches/compare-calibrate.sh
@@ -32,24 +36,27 @@ gnubg_once() {
   printf 'set threads %s\ncalibrate %s\n' "$1" "$iterations" | "$gnubg" -t -q 2>/dev/null | figure
 }
 
-ours_once() {
-  "$ours" --threads "$1" --iterations "$iterations" | figure
+ours_once() { # threads [more options]
+  "$ours" --threads "$1" --iterations "$iterations" "${@:2}" | figure
 }
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $iterations batches of 1024 per run; reps: $reps (medians)"
 echo
-echo "| threads | gnubg 1.07 evals/s | bgkit evals/s | ratio |"
-echo "|---|---|---|---|"
+echo "| threads | gnubg 1.07 evals/s | bgkit evals/s | ratio | bgkit --batched evals/s | ratio |"
+echo "|---|---|---|---|---|---|"
 for threads in 1 2; do
-  g=""; o=""
+  g=""; o=""; b=""
   for i in $(seq "$reps"); do
     g="$g $(gnubg_once "$threads")"
     o="$o $(ours_once "$threads")"
+    b="$b $(ours_once "$threads" --batched)"
   done
   gm=$(echo $g | tr ' ' '\n' | median)
   om=$(echo $o | tr ' ' '\n' | median)
+  bm=$(echo $b | tr ' ' '\n' | median)
   ratio=$(awk -v a="$om" -v b="$gm" 'BEGIN { printf "%.2fx", a / b }')
-  echo "| $threads | $gm | $om | $ratio |"
+  bratio=$(awk -v a="$bm" -v b="$gm" 'BEGIN { printf "%.2fx", a / b }')
+  echo "| $threads | $gm | $om | $ratio | $bm | $bratio |"
   echo "$threads,$gm,$om" >>"$csv"
 done
 if [ -n "${CHART:-}" ]; then

@@ -92,11 +92,51 @@ impl Calibration {
     }
 }
 
+/// How each batch is evaluated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Procedure {
+    /// One position after another through [`Evaluator::evaluate`], as
+    /// gnubg's `calibrate` calls its evaluator.
+    #[default]
+    OneByOne,
+    /// The whole batch through [`Evaluator::evaluate_many`], the path
+    /// bgkit's move choices and rollouts take for a roll's candidates
+    /// (the positions of one net evaluated together; the same outputs).
+    Batched,
+}
+
+/// Evaluates `batch` as `procedure` says, returning a value that depends on
+/// every evaluation (so none is optimized away).
+pub fn evaluate_batch(
+    evaluator: &Evaluator,
+    procedure: Procedure,
+    batch: &[Board],
+    out: &mut Vec<nets::Evaluation>,
+    scratch: &mut Scratch,
+) -> f32 {
+    match procedure {
+        Procedure::OneByOne => batch
+            .iter()
+            .map(|b| evaluator.evaluate(b, scratch).outputs[0])
+            .sum(),
+        Procedure::Batched => {
+            let blank = nets::Evaluation {
+                class: nets::Class::Over,
+                outputs: [0.0; 5],
+            };
+            out.resize(batch.len(), blank);
+            evaluator.evaluate_many(batch, out, scratch);
+            out.iter().map(|e| e.outputs[0]).sum()
+        }
+    }
+}
+
 /// Runs a calibration on `threads` threads, each with its own positions
 /// (thread `t` draws from `Mt::new(seed + t)`); `progress` is called on the
 /// first thread after every round with the result so far.
 pub fn calibrate(
     evaluator: &Evaluator,
+    procedure: Procedure,
     threads: usize,
     length: Length,
     seed: u32,
@@ -126,13 +166,12 @@ pub fn calibrate(
                 let mut batch = vec![Board::EMPTY; BATCH];
                 let mut scratch: Scratch = evaluator.scratch();
                 let mut sink = 0f32;
+                let mut out = Vec::new();
                 while go.load(std::sync::atomic::Ordering::SeqCst) {
                     fill_batch(&mut rng, &mut batch);
                     start_barrier.wait();
                     let round_start = Instant::now();
-                    for b in &batch {
-                        sink += evaluator.evaluate(b, &mut scratch).outputs[0];
-                    }
+                    sink += evaluate_batch(evaluator, procedure, &batch, &mut out, &mut scratch);
                     let own = round_start.elapsed();
                     end_barrier.wait();
                     let wall = round_start.elapsed();
@@ -163,6 +202,59 @@ pub fn calibrate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both procedures give every position of a batch the same outputs,
+    /// bit for bit, on a fresh evaluator each (no cache shared).
+    #[test]
+    fn both_procedures_evaluate_alike() {
+        // gnubg's weights and databases, which the test script installs.
+        let need = "is needed: apt-get install -y gnubg";
+        let path = "/usr/lib/gnubg/gnubg.wd";
+        let nets = nets::weights::load(std::path::Path::new(path))
+            .unwrap_or_else(|e| panic!("{path} {need} ({e})"));
+        let bearoff = nets::BearoffDatabases::open(&[
+            "/usr/share/gnubg/gnubg_os0.bd",
+            "/var/lib/gnubg/gnubg_ts0.bd",
+        ])
+        .unwrap_or_else(|e| panic!("gnubg's bearoff databases {need} ({e})"));
+        let evaluator =
+            nets::Evaluator::new(nets, bearoff, nets::Arithmetic::GnubgFastMath).unwrap();
+        let mut rng = Mt::new(3);
+        let mut batch = vec![Board::EMPTY; BATCH];
+        fill_batch(&mut rng, &mut batch);
+        // Random boards are contact positions; add a race and a bearoff.
+        let mut race = Board::EMPTY;
+        let mut bearoff = Board::EMPTY;
+        for side in 0..2 {
+            race.sides[side][6..11].copy_from_slice(&[3; 5]);
+            bearoff.sides[side][..3].copy_from_slice(&[1; 3]);
+        }
+        batch[10] = race;
+        batch[20] = bearoff;
+        let mut one = Vec::new();
+        let mut scratch = evaluator.scratch();
+        for b in &batch {
+            one.push(evaluator.evaluate(b, &mut scratch));
+        }
+        let mut many = Vec::new();
+        let mut scratch = evaluator.scratch();
+        evaluate_batch(
+            &evaluator,
+            Procedure::Batched,
+            &batch,
+            &mut many,
+            &mut scratch,
+        );
+        let classes: std::collections::HashSet<_> = one.iter().map(|e| e.class).collect();
+        assert!(
+            classes.len() >= 3,
+            "the batch holds several classes: {classes:?}"
+        );
+        for (a, b) in one.iter().zip(&many) {
+            assert_eq!(a.class, b.class);
+            assert_eq!(a.outputs.map(f32::to_bits), b.outputs.map(f32::to_bits));
+        }
+    }
 
     #[test]
     fn random_boards_are_legal_contact_positions() {

@@ -2,7 +2,7 @@
 //! bgkit's evaluator (docs/calibrate.md).
 
 use anyhow::Result;
-use calibrate::{calibrate, Calibration, Length};
+use calibrate::{calibrate, Calibration, Length, Procedure};
 use clap::Parser;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -35,6 +35,12 @@ struct Cli {
     /// Seed of the position generator (thread t uses seed + t).
     #[arg(long, default_value_t = 1)]
     seed: u32,
+    /// Evaluate each batch as one call of the evaluator's batch path (the
+    /// way bgkit's move choices and rollouts evaluate a roll's candidates:
+    /// the positions of one net together, the same outputs) instead of one
+    /// position after another as gnubg's calibrate does.
+    #[arg(long)]
+    batched: bool,
     /// Print the result as one JSON object (last line of stdout).
     #[arg(long)]
     json: bool,
@@ -60,8 +66,14 @@ fn run(cli: Cli) -> Result<Outcome> {
         None => Length::Seconds(cli.seconds),
     };
     let terminal = std::io::stderr().is_terminal();
+    let procedure = if cli.batched {
+        Procedure::Batched
+    } else {
+        Procedure::OneByOne
+    };
     let result = calibrate(
         &evaluator,
+        procedure,
         threads,
         length,
         cli.seed,
@@ -100,6 +112,7 @@ fn run(cli: Cli) -> Result<Outcome> {
                 "threads": threads,
                 "arithmetic": format!("{:?}", evaluator.arithmetic()),
                 "simd": format!("{:?}", evaluator.simd()),
+                "batched": cli.batched,
             })
         )?;
     } else {

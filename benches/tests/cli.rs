@@ -51,6 +51,13 @@ fn json_result() {
     assert_eq!(v["batches"], 2);
     assert!(v["evals_per_second"].as_f64().unwrap() > 0.0);
     assert_eq!(v["threads"].as_array().unwrap().len(), 1);
+    assert_eq!(v["batched"], false);
+    let out = calibrate(&["--iterations", "3", "--json", "--batched"]);
+    assert_success(&out, "calibrate --json --batched");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(v["evaluations"], 3 * 1024);
+    assert_eq!(v["batched"], true);
 }
 
 #[test]

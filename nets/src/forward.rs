@@ -16,9 +16,10 @@ pub enum Simd {
     /// The widest level this CPU has.
     #[default]
     Auto,
-    /// AVX-512F (x86-64 CPUs that have it and AVX2): the batched hidden
-    /// sums of a roll's candidates ([`crate::forward_batch`]) in 16-float
-    /// registers; everything else as [`Simd::Avx2`].
+    /// AVX-512F (x86-64 CPUs that have it and AVX2): the hidden sums, of
+    /// one position and of a roll's batched candidates
+    /// ([`crate::forward_batch`]), in 16-float registers; everything else
+    /// as [`Simd::Avx2`].
     Avx512,
     /// AVX2 (x86-64 CPUs that have it).
     Avx2,

@@ -84,7 +84,7 @@ pub enum SimdLevel {
     /// The widest this CPU has.
     #[default]
     Auto,
-    /// AVX-512F for a roll's batched candidates, else AVX2.
+    /// AVX-512F for the hidden sums (16-float registers), else AVX2.
     Avx512,
     /// AVX2.
     Avx2,
