@@ -81,8 +81,36 @@ fn kill_9_once(plan: &Path, file: &Path) {
 fn a_small_round_trains_nets_better_than_its_start_and_resumes_after_kill_9_to_the_same_files() {
     let whole = tempdir("bgkit-round.");
     let plan_whole = plan(whole.path());
-    let report = ok(&["round", s(&plan_whole)]);
+    let run = Command::new(BIN)
+        .args(["round", s(&plan_whole)])
+        .output()
+        .unwrap();
+    let (report, notes) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert!(run.status.success(), "{notes}");
     assert!(report.contains("every stage done"), "{report}");
+    // Every stage says what it cost when done, and the run what they took.
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(whole.path().join("round-stages.json")).unwrap(),
+    )
+    .unwrap();
+    let stages = record["stages"].as_array().unwrap();
+    assert!(stages.len() > 10, "{record}");
+    for stage in stages {
+        let name = stage["stage"].as_str().unwrap();
+        let done = format!("trainer round: {name}: done (");
+        let line = notes.lines().find(|l| l.contains(&done));
+        assert!(
+            line.is_some_and(|l| l.ends_with(" core-hours)")),
+            "no cost of {name}: {notes}"
+        );
+    }
+    assert!(
+        notes.contains("trainer round: the stages done in this run took "),
+        "{notes}"
+    );
     let trained = rms(&std::fs::read_to_string(whole.path().join("bench.txt")).unwrap());
     let start = rms(&std::fs::read_to_string(whole.path().join("bench-opponent.txt")).unwrap());
     assert_eq!(trained.len(), 3, "{trained:?}");

@@ -178,6 +178,8 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
         "trainer round",
         "the stage under way saves its work and stops; no further stage starts",
     );
+    // What the stages run here cost, together.
+    let mut spent: Option<pipeline::Cost> = None;
     let mut report = |stage: &pipeline::Stage, event| match event {
         StageEvent::Skipped => support::note!("trainer round: {}: done before", stage.name),
         StageEvent::Given => support::note!("trainer round: {}: given", stage.name),
@@ -186,7 +188,10 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
             stage.name,
             if resume { " (resuming)" } else { "" }
         ),
-        StageEvent::Done => {}
+        StageEvent::Done { cost } => {
+            support::note!("trainer round: {}: done ({})", stage.name, cost.shown());
+            spent = Some(spent.unwrap_or_default().plus(cost));
+        }
     };
     if let Some(name) = &args.slurm_task {
         let end = slurm::task::run_job(&mut round, &layout, name, args.shards, &stop, &mut report)?;
@@ -194,6 +199,12 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
     }
     round.clean()?;
     let end = round.run(&stop, args.stop_before.as_deref(), &mut report)?;
+    if let Some(cost) = spent {
+        support::note!(
+            "trainer round: the stages done in this run took {}",
+            cost.shown()
+        );
+    }
     ended(end, &dir, args.stop_before.as_deref())
 }
 

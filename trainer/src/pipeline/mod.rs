@@ -23,7 +23,7 @@ pub mod slurm;
 pub mod stages;
 
 pub use plan::{NetClass, Optimizer, Plan, Schedule, TrainPlan};
-pub use runner::{shown, Round, RoundEnd, StageEvent, Status};
+pub use runner::{shown, Cost, Round, RoundEnd, StageEvent, Status};
 pub use stages::{files, marker, Stage, StageKind};
 
 use std::path::{Path, PathBuf};

@@ -37,8 +37,42 @@ pub enum StageEvent {
         /// Resumes from a journal or checkpoint.
         resume: bool,
     },
-    /// Finished.
-    Done,
+    /// Finished, at this cost (of this run of it: a stage resumed from a
+    /// journal or checkpoint counts only the part done since).
+    Done {
+        /// What running it took.
+        cost: Cost,
+    },
+}
+
+/// What running a stage's command took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// Wall-clock time.
+    pub wall: std::time::Duration,
+    /// CPU time of the command, all its threads (user and system).
+    pub cpu: std::time::Duration,
+}
+
+impl Cost {
+    /// The sum of two costs.
+    pub fn plus(self, other: Cost) -> Cost {
+        Cost {
+            wall: self.wall + other.wall,
+            cpu: self.cpu + other.cpu,
+        }
+    }
+
+    /// As `12 min 5 s, 0.38 core-hours`.
+    pub fn shown(&self) -> String {
+        let secs = self.wall.as_secs();
+        let wall = match secs {
+            0..=59 => format!("{:.1} s", self.wall.as_secs_f64()),
+            60..=3599 => format!("{} min {} s", secs / 60, secs % 60),
+            _ => format!("{} h {} min", secs / 3600, secs / 60 % 60),
+        };
+        format!("{wall}, {:.2} core-hours", self.cpu.as_secs_f64() / 3600.0)
+    }
 }
 
 /// What a stage is, before the round runs.
@@ -335,8 +369,16 @@ impl Round {
             },
         );
         let line = self.command_line(stage);
+        let (started, cpu) = (
+            std::time::Instant::now(),
+            support::child::children_cpu_time(),
+        );
         let ran = run_command(&line, &self.dir, stage.kind == StageKind::Stdout, stop)
             .map_err(io_error(&self.exe))?;
+        let cost = Cost {
+            wall: started.elapsed(),
+            cpu: support::child::children_cpu_time().saturating_sub(cpu),
+        };
         if !ran.status.success() {
             if ran.interrupted(stop) {
                 return Ok(RoundEnd::Interrupted);
@@ -354,7 +396,7 @@ impl Round {
             _ => {}
         }
         self.record(stage, State::Done)?;
-        report(stage, StageEvent::Done);
+        report(stage, StageEvent::Done { cost });
         Ok(RoundEnd::Finished)
     }
 }
