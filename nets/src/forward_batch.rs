@@ -146,6 +146,7 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{Net, BLOCK_UNITS, GROUP};
+    use crate::forward::SET_BITS;
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
         _mm256_movemask_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm_add_epi16,
@@ -287,27 +288,6 @@ mod avx2 {
             }
             start += g;
         }
-    }
-
-    /// For each 8-bit mask, the positions of its set bits, lowest first
-    /// (the rest 0): eight inputs' indices are written with one store.
-    static SET_BITS: [[u16; 8]; 256] = set_bits();
-
-    const fn set_bits() -> [[u16; 8]; 256] {
-        let mut t = [[0u16; 8]; 256];
-        let mut m = 0;
-        while m < 256 {
-            let (mut k, mut b) = (0, 0);
-            while b < 8 {
-                if m >> b & 1 == 1 {
-                    t[m][k] = b as u16;
-                    k += 1;
-                }
-                b += 1;
-            }
-            m += 1;
-        }
-        t
     }
 
     /// Writes to `rows` the indices, in order, of the inputs that are not
