@@ -226,7 +226,15 @@ fn bad_plans_are_refused_in_one_line_before_any_stage_runs() {
     let plan = plan(dir.path());
     let good: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-    let cases: [(&str, serde_json::Value); 7] = [
+    let cases: [(&str, serde_json::Value); 9] = [
+        (
+            "crashed_from w.wd and crashed_from_contact: the crashed net starts from one or the other",
+            serde_json::json!({"crashed_from": "w.wd"}),
+        ),
+        (
+            "crashed_from missing.wd: ",
+            serde_json::json!({"crashed_from": "missing.wd", "crashed_from_contact": false}),
+        ),
         (
             "explore 2: must be between 0 and 1",
             serde_json::json!({"explore": 2.0}),
@@ -295,5 +303,34 @@ fn held_out_games_give_a_labelled_set_disjoint_from_the_training_positions() {
         "trainer",
         &["round", s(&plan), "--print"],
         "the held-out set comes from one or the other",
+    );
+}
+
+/// `crashed_from`: the round's crashed net starts from the crashed net of
+/// the given weights (inside the trained contact net's file) and is
+/// fine-tuned from there.
+#[test]
+fn the_crashed_net_can_start_from_given_weights() {
+    let dir = tempdir("bgkit-round.");
+    let plan = plan(dir.path());
+    let mut text: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    text["crashed_from_contact"] = false.into();
+    text["crashed_from"] = GNUBG_WD.into();
+    std::fs::write(&plan, text.to_string()).unwrap();
+    let printed = ok(&["round", s(&plan), "--print"]);
+    let splice = format!(
+        "weights splice --from {GNUBG_WD} --net crashed --into contact.wd -o crashed-start.wd"
+    );
+    assert!(printed.contains(&splice), "{printed}");
+    ok(&["round", s(&plan), "--stop-before", "train crashed"]);
+    let start = dir.path().join("crashed-start.wd");
+    assert_eq!(
+        net_md5(&start, "crashed"),
+        net_md5(Path::new(GNUBG_WD), "crashed")
+    );
+    assert_eq!(
+        net_md5(&start, "contact"),
+        net_md5(&dir.path().join("contact.wd"), "contact")
     );
 }

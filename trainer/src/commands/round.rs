@@ -323,6 +323,7 @@ fn check_inputs(plan: &Plan, dir: &std::path::Path) -> Result<(), String> {
     if plan.holdout == 0.0 && plan.held_games == 0 {
         inputs.push(("held", &plan.held));
     }
+    inputs.extend(plan.crashed_from.iter().map(|p| ("crashed_from", p)));
     inputs.extend(plan.include.iter().map(|p| ("include", p)));
     inputs.extend(plan.exclude.iter().map(|p| ("exclude", p)));
     for (name, path) in inputs {

@@ -44,6 +44,12 @@ impl Plan {
             ));
         }
         crate::init::check_hidden(self.hidden).map_err(|e| format!("hidden: {e}"))?;
+        if let (true, Some(from)) = (self.crashed_from_contact, &self.crashed_from) {
+            return Err(format!(
+                "crashed_from {} and crashed_from_contact: the crashed net starts from one or the other",
+                from.display()
+            ));
+        }
         if let Some(n) = self.threads {
             if !(1..=MAX_THREADS).contains(&n) {
                 return Err(format!("threads {n}: must be 1 to {MAX_THREADS}"));
@@ -78,6 +84,9 @@ impl Plan {
             ("start".into(), &self.start),
             ("opponent".into(), &self.opponent),
         ];
+        if let Some(crashed) = &self.crashed_from {
+            v.push(("crashed_from".into(), crashed));
+        }
         v.extend(self.listed_inputs());
         v
     }

@@ -86,6 +86,11 @@ pub struct Plan {
     /// of `start`'s random crashed net (`weights splice --as crashed`).
     #[serde(default)]
     pub crashed_from_contact: bool,
+    /// Weights whose crashed net the round's crashed net starts from,
+    /// fine-tuned on the round's crashed positions (e.g. the previous
+    /// round's or the shipped weights); not with `crashed_from_contact`.
+    #[serde(default)]
+    pub crashed_from: Option<PathBuf>,
     /// Games whose positions' candidate moves, labelled by the round's
     /// nets at 0 ply, train the pruning nets (0: the pruning nets stay
     /// those of `start`).

@@ -292,6 +292,18 @@ impl Plan {
                 stages.push(Stage::new("crashed start", a, &start, StageKind::Writes));
                 from = start;
             }
+            if let (NetClass::Crashed, Some(crashed)) = (class, &self.crashed_from) {
+                // The crashed net of `crashed_from`, fine-tuned here.
+                let start = file("crashed-start.wd");
+                let mut a = args(["weights", "splice", "--from"]);
+                a.push(crashed.clone().into());
+                a.extend(args(["--net", "crashed", "--into"]));
+                a.push(from.clone().into());
+                a.push("-o".into());
+                a.push(start.clone().into());
+                stages.push(Stage::new("crashed start", a, &start, StageKind::Writes));
+                from = start;
+            }
             let settings = self.train_of(class);
             stages.push(self.train_stage(class, &train, &from, &out, settings, false));
             from = out;
