@@ -38,6 +38,18 @@ fn plan(dir: &Path) -> PathBuf {
     plan
 }
 
+/// [`plan`] with the fields of `changes` replaced.
+fn plan_with(dir: &Path, changes: serde_json::Value) -> PathBuf {
+    let plan = plan(dir);
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    for (k, v) in changes.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    std::fs::write(&plan, p.to_string()).unwrap();
+    plan
+}
+
 /// RMS equity error per class of a `trainer bench` table.
 fn rms(table: &str) -> Vec<(String, f64)> {
     table
@@ -274,12 +286,10 @@ fn bad_plans_are_refused_in_one_line_before_any_stage_runs() {
 #[test]
 fn held_out_games_give_a_labelled_set_disjoint_from_the_training_positions() {
     let dir = tempdir("bgkit-round.");
-    let plan = plan(dir.path());
-    let mut p: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-    p["holdout"] = 0.0.into();
-    p["held_games"] = 20.into();
-    std::fs::write(&plan, p.to_string()).unwrap();
+    let plan = plan_with(
+        dir.path(),
+        serde_json::json!({"holdout": 0.0, "held_games": 20}),
+    );
     ok(&["round", s(&plan), "--stop-before", "training set"]);
     let keys = |name: &str| -> std::collections::HashSet<String> {
         common::dump(&dir.path().join(name))
@@ -296,8 +306,11 @@ fn held_out_games_give_a_labelled_set_disjoint_from_the_training_positions() {
         .iter()
         .all(|r| r["targets"].as_array().is_some_and(|t| t.len() == 5)));
     // A plan cannot take the held-out set from both sources.
-    p["holdout"] = 0.1.into();
-    std::fs::write(&plan, p.to_string()).unwrap();
+    let both = tempdir("bgkit-round.");
+    let plan = plan_with(
+        both.path(),
+        serde_json::json!({"holdout": 0.1, "held_games": 20}),
+    );
     assert_one_line_failure(
         BIN,
         "trainer",
@@ -312,12 +325,10 @@ fn held_out_games_give_a_labelled_set_disjoint_from_the_training_positions() {
 #[test]
 fn the_crashed_net_can_start_from_given_weights() {
     let dir = tempdir("bgkit-round.");
-    let plan = plan(dir.path());
-    let mut text: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-    text["crashed_from_contact"] = false.into();
-    text["crashed_from"] = GNUBG_WD.into();
-    std::fs::write(&plan, text.to_string()).unwrap();
+    let plan = plan_with(
+        dir.path(),
+        serde_json::json!({"crashed_from_contact": false, "crashed_from": GNUBG_WD}),
+    );
     let printed = ok(&["round", s(&plan), "--print"]);
     let splice = format!(
         "weights splice --from {GNUBG_WD} --net crashed --into contact.wd -o crashed-start.wd"
