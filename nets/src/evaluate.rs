@@ -345,12 +345,16 @@ impl Evaluator {
                 b.outputs[i] = self.evaluate_pruning(&b.boards[i], class, s);
             }
         } else {
-            let width = net.inputs();
-            crate::forward_batch::grown(&mut b.inputs, count * width);
-            for (&i, row) in b.todo.iter().zip(b.inputs.chunks_exact_mut(width)) {
-                crate::inputs::base_inputs(&b.boards[i], row);
-            }
-            self.forward_inputs(net, count, b);
+            b.net_out.resize(count, [0.0; 5]);
+            crate::forward_batch::forward_base_boards(
+                net,
+                &b.boards,
+                &b.todo,
+                &mut b.hidden,
+                &mut b.net_out,
+                self.arith,
+                self.simd,
+            );
             for (&i, &raw) in b.todo.iter().zip(&b.net_out) {
                 let board = &b.boards[i];
                 let mut out = raw;

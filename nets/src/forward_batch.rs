@@ -62,6 +62,39 @@ pub fn forward_batch(
     finish(net, hidden, count, out, arith, activate, sums_one_by_one);
 }
 
+/// [`forward_batch`] of the base inputs ([`crate::inputs::base_inputs`],
+/// the pruning nets' only inputs) of the boards `which` picks out of
+/// `boards`, with the same bits, without writing the dense vectors: each
+/// board's non-zero inputs are listed straight from its counts
+/// ([`crate::inputs::base_nonzero`]) and four boards at a time go through
+/// their own lists side by side, a list shorter than the longest padded
+/// with inputs of value 0 at its end (each adds `w·0 = ±0`, which changes
+/// no sum under [`batch_exact`]). Needs AVX2 ([`batch_available`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn forward_base_boards(
+    net: &Net,
+    boards: &[board::Board],
+    which: &[usize],
+    hidden: &mut Vec<f32>,
+    out: &mut [[f32; 5]],
+    arith: Arithmetic,
+    simd: Simd,
+) {
+    assert!(batch_available(simd), "the batch needs AVX2");
+    assert_eq!(net.inputs(), crate::inputs::BASE_INPUTS);
+    let count = which.len();
+    assert!(out.len() >= count);
+    let padded = net.padded_hidden();
+    let hidden = grown(hidden, count * padded);
+    #[cfg(target_arch = "x86_64")]
+    {
+        avx2::accumulate_base_boards(net, boards, which, hidden);
+        avx2::finish(net, hidden, count, out, arith);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (boards, hidden, arith);
+}
+
 /// The first `len` values of `buffer`, grown (never shrunk) to hold them:
 /// a batch's buffers are written whole before they are read, so what a
 /// larger batch left in them is never seen, and a smaller batch after a
@@ -290,6 +323,93 @@ mod avx2 {
         }
     }
 
+    /// The hidden sums of [`super::forward_base_boards`]: up to four
+    /// boards' lists of non-zero base inputs side by side.
+    #[allow(unsafe_code)]
+    pub(super) fn accumulate_base_boards(
+        net: &Net,
+        boards: &[board::Board],
+        which: &[usize],
+        hs: &mut [f32],
+    ) {
+        use crate::inputs::{base_nonzero, MAX_BASE_NONZERO};
+        const ROOM: usize = MAX_BASE_NONZERO + 4;
+        let padded = net.padded_hidden();
+        let mut rows = [[0u16; ROOM]; GROUP];
+        let mut xs = [[0f32; ROOM]; GROUP];
+        for (start, group) in (0..).step_by(GROUP).zip(which.chunks(GROUP)) {
+            let mut longest = 0;
+            let mut lens = [0usize; GROUP];
+            for (c, &i) in group.iter().enumerate() {
+                lens[c] = base_nonzero(&boards[i], &mut rows[c], &mut xs[c]);
+                longest = longest.max(lens[c]);
+            }
+            for c in 0..group.len() {
+                rows[c][lens[c]..longest].fill(0);
+                xs[c][lens[c]..longest].fill(0.0);
+            }
+            let out = &mut hs[start * padded..(start + group.len()) * padded];
+            // SAFETY: `forward_base_boards` asserted `batch_available`, i.e.
+            // that this CPU has AVX2 (checked at run time), the only
+            // requirement of the `target_feature` function.
+            unsafe {
+                match group.len() {
+                    4 => list_sums::<4>(net, &rows, &xs, longest, out),
+                    3 => list_sums::<3>(net, &rows, &xs, longest, out),
+                    2 => list_sums::<2>(net, &rows, &xs, longest, out),
+                    _ => list_sums::<1>(net, &rows, &xs, longest, out),
+                }
+            }
+        }
+    }
+
+    /// The sums of `G` vectors given as lists of (input, value), the first
+    /// `len` entries of `rows[c]` and `xs[c]`, block by block; each unit
+    /// adds the entries of a list in its order, as [`group_sums`] adds its
+    /// rows.
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn list_sums<const G: usize>(
+        net: &Net,
+        rows: &[[u16; crate::inputs::MAX_BASE_NONZERO + 4]; GROUP],
+        xs: &[[f32; crate::inputs::MAX_BASE_NONZERO + 4]; GROUP],
+        len: usize,
+        out: &mut [f32],
+    ) {
+        let (n_in, padded) = (net.inputs(), net.padded_hidden());
+        let blocked = net.blocked_hidden_weights();
+        assert!(G <= GROUP && out.len() == G * padded && len <= rows[0].len());
+        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
+        assert!(rows[..G]
+            .iter()
+            .all(|r| r[..len].iter().all(|&i| usize::from(i) < n_in)));
+        for b in 0..padded / BLOCK_UNITS {
+            let bias = block_bias(net, b);
+            // SAFETY (every load and store below): `bias` and `dst` are 16
+            // floats; block b holds `n_in` rows of 16 weights (asserted
+            // length) and every listed row is below `n_in` (asserted), so
+            // `block + 16r` is followed by 16 floats. Unaligned forms.
+            let lo = _mm256_loadu_ps(bias.as_ptr());
+            let hi = _mm256_loadu_ps(bias[8..].as_ptr());
+            let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
+            let block = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
+            for k in 0..len {
+                for (c, a) in acc.iter_mut().enumerate() {
+                    let row = block.add(usize::from(rows[c][k]) * BLOCK_UNITS);
+                    let xc = _mm256_broadcast_ss(&xs[c][k]);
+                    a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(_mm256_loadu_ps(row), xc));
+                    a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(_mm256_loadu_ps(row.add(8)), xc));
+                }
+            }
+            for (c, a) in acc.iter().enumerate() {
+                let at = c * padded + b * BLOCK_UNITS;
+                let dst = &mut out[at..at + BLOCK_UNITS];
+                _mm256_storeu_ps(dst.as_mut_ptr(), a[0]);
+                _mm256_storeu_ps(dst[8..].as_mut_ptr(), a[1]);
+            }
+        }
+    }
+
     /// Writes to `rows` the indices, in order, of the inputs that are not
     /// zero in at least one of the `g` vectors of `n_in` inputs in `group`,
     /// and returns how many there are. Eight inputs at a time: a compare and
@@ -464,6 +584,78 @@ mod avx2 {
 mod tests {
     use super::*;
     use crate::net::NetShape;
+    use crate::test_rng::xorshift;
+
+    /// The pruning nets' path from the boards gives every board the bits
+    /// of the single forward pass on its dense base inputs, for hidden
+    /// layers of one block, less than one and more, batches that leave
+    /// groups of one to three, and counts 0 to 15 on every point.
+    #[test]
+    fn the_boards_path_gives_the_single_pass_bits() {
+        for (hidden, seed) in [(16, 3), (8, 4), (5, 5), (40, 6)] {
+            let shape = NetShape {
+                inputs: crate::inputs::BASE_INPUTS,
+                hidden,
+                outputs: 5,
+                beta_hidden: 0.1,
+                beta_output: 1.0,
+            };
+            let mut next = xorshift(seed);
+            let values = (0..shape.values())
+                .map(|_| (next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+                .collect();
+            let net = Net::from_values(shape, values).unwrap();
+            assert!(batch_exact(&net));
+            let boards: Vec<board::Board> = (0..23)
+                .map(|_| {
+                    let mut b = board::Board::default();
+                    for side in &mut b.sides {
+                        for n in side.iter_mut() {
+                            *n = if next().is_multiple_of(3) {
+                                (next() % 16) as u8
+                            } else {
+                                0
+                            };
+                        }
+                    }
+                    b
+                })
+                .collect();
+            for simd in Simd::available()
+                .into_iter()
+                .filter(|s| batch_available(*s))
+            {
+                for arith in [Arithmetic::GnubgFastMath, Arithmetic::Ieee] {
+                    for count in [1, 2, 3, 4, 7, 23] {
+                        let which: Vec<usize> =
+                            (0..count).map(|i| (i * 5) % boards.len()).collect();
+                        let mut got = vec![[0f32; 5]; count];
+                        let mut scratch = Vec::new();
+                        forward_base_boards(
+                            &net,
+                            &boards,
+                            &which,
+                            &mut scratch,
+                            &mut got,
+                            arith,
+                            simd,
+                        );
+                        for (&i, g) in which.iter().zip(&got) {
+                            let mut x = [0f32; 200];
+                            crate::inputs::base_inputs(&boards[i], &mut x);
+                            let (mut h, mut want) = (vec![0f32; hidden], [0f32; 5]);
+                            crate::forward::forward(&net, &x, &mut h, &mut want, arith, simd);
+                            assert_eq!(
+                                g.map(f32::to_bits),
+                                want.map(f32::to_bits),
+                                "{hidden} {simd:?} {arith:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_minus_zero_threshold_sends_a_net_to_the_single_path() {

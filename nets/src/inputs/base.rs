@@ -30,6 +30,84 @@ pub fn base_inputs(board: &Board, out: &mut [f32]) {
     }
 }
 
+/// Most non-zero base inputs a board can have: two per point (one-hot and
+/// overflow), four on the bar, both sides.
+pub const MAX_BASE_NONZERO: usize = 2 * (24 * 2 + 4);
+
+/// One count's non-zero inputs among its four: how many, their offsets in
+/// the point's block (four `u16`s packed little-endian in a `u64`, unused
+/// ones 0) and their values (unused ones 0).
+#[derive(Clone, Copy)]
+struct Nonzero {
+    count: u8,
+    offsets: u64,
+    values: [f32; 4],
+}
+
+static POINT_NONZERO: [Nonzero; 16] = nonzero_table(&POINT);
+static BAR_NONZERO: [Nonzero; 16] = nonzero_table(&BAR);
+
+const fn nonzero_table(dense: &[[f32; 4]; 16]) -> [Nonzero; 16] {
+    let mut t = [Nonzero {
+        count: 0,
+        offsets: 0,
+        values: [0.0; 4],
+    }; 16];
+    let mut n = 0;
+    while n < 16 {
+        let mut k = 0;
+        while k < 4 {
+            if dense[n][k] != 0.0 {
+                let c = t[n].count as usize;
+                t[n].offsets |= (k as u64) << (16 * c);
+                t[n].values[c] = dense[n][k];
+                t[n].count += 1;
+            }
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+}
+
+/// The non-zero entries of [`base_inputs`]`(board)`, in index order:
+/// writes their indices to `rows` and their values to `xs` and returns how
+/// many there are (at most [`MAX_BASE_NONZERO`]). Only occupied points are
+/// visited; each writes its four entries whole and the next point
+/// overwrites the unused ones, so both slices need room for 4 entries past
+/// the last.
+#[inline]
+pub fn base_nonzero(board: &Board, rows: &mut [u16], xs: &mut [f32]) -> usize {
+    let (rows, xs) = (
+        &mut rows[..MAX_BASE_NONZERO + 4],
+        &mut xs[..MAX_BASE_NONZERO + 4],
+    );
+    let mut len = 0;
+    for (s, side) in board.sides.iter().enumerate() {
+        let mut occupied = super::masks::occupied_mod16(side);
+        while occupied != 0 {
+            let p = occupied.trailing_zeros() as usize;
+            occupied &= occupied - 1;
+            let table = if p == 24 {
+                &BAR_NONZERO
+            } else {
+                &POINT_NONZERO
+            };
+            let e = &table[usize::from(side[p] & 15)];
+            // Four u16 lanes of `at` plus the offsets: no lane carries
+            // (at + offset < 200).
+            let packed = (100 * s + 4 * p) as u64 * 0x0001_0001_0001_0001 + e.offsets;
+            let at = len.min(MAX_BASE_NONZERO);
+            for (k, r) in rows[at..at + 4].iter_mut().enumerate() {
+                *r = (packed >> (16 * k)) as u16;
+            }
+            xs[at..at + 4].copy_from_slice(&e.values);
+            len += usize::from(e.count);
+        }
+    }
+    len
+}
+
 const fn flag(b: bool) -> f32 {
     if b {
         1.0
@@ -45,5 +123,43 @@ const fn encode(n: u8, bar: bool) -> [f32; 4] {
         [flag(n >= 1), flag(n >= 2), flag(n >= 3), extra]
     } else {
         [flag(n == 1), flag(n == 2), flag(n >= 3), extra]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::xorshift;
+
+    /// The sparse entries are exactly the non-zero dense inputs, in order,
+    /// for every count on every point and on the bar.
+    #[test]
+    fn the_nonzero_entries_are_the_dense_inputs() {
+        let mut next = xorshift(17);
+        for _ in 0..2_000 {
+            let mut board = Board::default();
+            for side in &mut board.sides {
+                for n in side.iter_mut() {
+                    *n = match next() % 4 {
+                        0 | 1 => 0,
+                        _ => (next() % 16) as u8,
+                    };
+                }
+            }
+            let mut dense = [0f32; 200];
+            base_inputs(&board, &mut dense);
+            let want: Vec<(u16, u32)> = (0..200u16)
+                .filter(|&r| dense[usize::from(r)] != 0.0)
+                .map(|r| (r, dense[usize::from(r)].to_bits()))
+                .collect();
+            let (mut rows, mut xs) = ([0u16; MAX_BASE_NONZERO + 4], [0f32; MAX_BASE_NONZERO + 4]);
+            let len = base_nonzero(&board, &mut rows, &mut xs);
+            let got: Vec<(u16, u32)> = rows[..len]
+                .iter()
+                .zip(&xs[..len])
+                .map(|(&r, x)| (r, x.to_bits()))
+                .collect();
+            assert_eq!(got, want);
+        }
     }
 }

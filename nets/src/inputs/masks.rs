@@ -36,16 +36,32 @@ fn at_least(x: u64, k: u64) -> u32 {
     ((top >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
 }
 
-/// The masks of `side`.
-#[inline]
-pub(crate) fn masks(side: &[u8; 25]) -> Masks {
+/// `side` as four little-endian words of eight points (the last padded
+/// with zeros).
+#[inline(always)]
+fn words(side: &[u8; 25]) -> [u64; 4] {
     let word = |k: usize| {
         let mut b = [0u8; 8];
         let end = (k + 8).min(25);
         b[..end - k].copy_from_slice(&side[k..end]);
         u64::from_le_bytes(b)
     };
-    let words = [word(0), word(8), word(16), word(24)];
+    [word(0), word(8), word(16), word(24)]
+}
+
+/// The points of `side` whose count modulo 16 is not 0 (any byte
+/// values): the points [`crate::inputs::base_inputs`] encodes.
+#[inline]
+pub(crate) fn occupied_mod16(side: &[u8; 25]) -> u32 {
+    words(side).iter().enumerate().fold(0u32, |m, (i, &w)| {
+        m | at_least(w & (LOW * 15), 1) << (8 * i)
+    })
+}
+
+/// The masks of `side`.
+#[inline]
+pub(crate) fn masks(side: &[u8; 25]) -> Masks {
+    let words = words(side);
     let mask = |k: u64| {
         words
             .iter()
