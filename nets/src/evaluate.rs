@@ -445,6 +445,23 @@ impl Evaluator {
         }
     }
 
+    /// The 0-ply evaluation of `board`, of net class `class` (race,
+    /// crashed or contact; as [`Evaluator::classify`] gives it), from its
+    /// input vector as [`Evaluator::inputs`] writes it: the outputs of
+    /// [`Evaluator::evaluate`] without computing the inputs.
+    pub fn evaluate_from_inputs(
+        &self,
+        board: &Board,
+        class: Class,
+        inputs: &[f32],
+        scratch: &mut Scratch,
+    ) -> Probabilities {
+        let kind = NetKind::for_class(class, false).expect("a class with a net");
+        let n = self.nets.get(kind).inputs();
+        scratch.net.inputs[..n].copy_from_slice(&inputs[..n]);
+        self.net_outputs(board, class, kind, &mut scratch.net)
+    }
+
     /// The pruning net's evaluation of `board` (of class `class`: race,
     /// crashed or contact), with the race backgammon override and the
     /// sanity check, as move selection uses it.

@@ -273,20 +273,34 @@ impl Evaluator {
         grad: &mut Gradient,
     ) -> Option<NetKind> {
         let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
+        self.accumulate_gradient_of(board, kind, &scratch.net.inputs, target, train, grad);
+        Some(kind)
+    }
+
+    /// [`Evaluator::accumulate_gradient`] with `board`'s input vector for
+    /// net `kind` given (as [`Evaluator::inputs`] writes it; a trainer
+    /// that keeps them saves computing them every epoch).
+    pub fn accumulate_gradient_of(
+        &self,
+        board: &Board,
+        kind: NetKind,
+        inputs: &[f32],
+        target: &Probabilities,
+        train: &mut TrainScratch,
+        grad: &mut Gradient,
+    ) {
         let mut t = *target;
         sanity_check(board, &mut t, self.bearoff());
         let net = self.nets.get(kind);
-        let n = net.inputs();
         accumulate_gradient(
             net,
-            &scratch.net.inputs[..n],
+            &inputs[..net.inputs()],
             &t,
             self.arithmetic(),
             self.simd(),
             train,
             grad,
         );
-        Some(kind)
     }
 }
 

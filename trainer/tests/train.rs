@@ -329,3 +329,100 @@ fn training_stops_after_the_requested_bottoms_and_refuses_misshapen_weights() {
     );
     assert!(!never.exists());
 }
+
+/// Keeping the positions' net inputs between epochs (the default) trains
+/// the same bytes as computing them again every epoch, for the contact
+/// net (base inputs re-encoded from the board, the rest kept) and the race
+/// net (all of its own inputs kept), with Adam and with gnubg-nn's steps.
+#[test]
+fn kept_inputs_train_the_same_bytes_as_recomputed_ones() {
+    let dir = tempdir("bgkit-train-kept.");
+    let path = |name: &str| dir.path().join(name);
+    let db = path("all.db");
+    ok(&[
+        "db",
+        "generate",
+        "--weights",
+        GNUBG_WD,
+        "--games",
+        "60",
+        "--threshold",
+        "0",
+        "--classes",
+        "contact,race",
+        "--seed",
+        "3",
+        "-o",
+        s(&db),
+        "-q",
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ]);
+    ok(&[
+        "db",
+        "label",
+        "eval",
+        s(&db),
+        "--plies",
+        "0",
+        "--weights",
+        GNUBG_WD,
+        "-q",
+        "--bearoff",
+        OS0,
+        "--bearoff",
+        TS0,
+    ]);
+    for class in ["contact", "race"] {
+        for adam in [true, false] {
+            let train = |name: &str, recompute: bool| {
+                let out = path(name);
+                let mut args = vec![
+                    "train",
+                    "--db",
+                    s(&db),
+                    "--class",
+                    class,
+                    "--weights",
+                    GNUBG_WD,
+                    "-o",
+                    s(&out),
+                    "--epochs",
+                    "2",
+                    "--seed",
+                    "4",
+                    "-q",
+                    "--bearoff",
+                    OS0,
+                    "--bearoff",
+                    TS0,
+                ];
+                if adam {
+                    args.extend([
+                        "--optimizer",
+                        "adam",
+                        "--alpha-start",
+                        "0.01",
+                        "--alpha-low",
+                        "0.001",
+                    ]);
+                }
+                if recompute {
+                    args.push("--recompute-inputs");
+                }
+                ok(&args);
+                std::fs::read(&out).unwrap()
+            };
+            let kept = train(&format!("{class}-{adam}-kept.wd"), false);
+            let again = train(&format!("{class}-{adam}-again.wd"), true);
+            let start = std::fs::read(GNUBG_WD).unwrap();
+            assert_ne!(kept, start, "{class} adam={adam}: the net did not move");
+            assert!(
+                kept == again,
+                "{class} adam={adam}: kept inputs trained other weights"
+            );
+        }
+    }
+}

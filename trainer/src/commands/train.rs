@@ -33,6 +33,11 @@ pub struct TrainArgs {
     /// The class whose net is trained.
     #[arg(long, value_enum)]
     class: ClassArg,
+    /// Compute every position's net inputs again in every epoch instead
+    /// of keeping them in memory (kept by default when they fit in 1 GiB:
+    /// 200 bytes a contact position; the weights are the same either way).
+    #[arg(long)]
+    recompute_inputs: bool,
     /// The trained weights (all six nets; binary if it ends in .wd). Nets
     /// on the Pareto front are saved beside it as OUT.save.E-M (text), E =
     /// round(10000·RMS error), M = round(1000·max error).
@@ -328,6 +333,9 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         bar: Progress::new("trainer train", "epochs", total.max(1), args.run.quiet),
     };
     let mut trainer = SupervisedTrainer::new(eval, records, schedule, state, curve, adam);
+    if !args.recompute_inputs {
+        trainer.keep_inputs();
+    }
     let end = trainer.run(length, &mut files)?;
     files.bar.finish();
     let s = trainer.state();

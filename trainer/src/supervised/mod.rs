@@ -253,7 +253,24 @@ fn targets(r: &Record, ignore_bg: bool) -> Probabilities {
 pub struct TrainingSet {
     records: Vec<Record>,
     boards: Vec<Option<Board>>,
+    /// The records' net inputs, when kept ([`TrainingSet::keep_inputs`]).
+    inputs: Option<KeptInputs>,
 }
+
+/// Every record's input vector past its base inputs (all of it for the
+/// race net, whose inputs have no base part): the base inputs are
+/// re-encoded from the board, a fifth of a contact vector's bytes kept.
+struct KeptInputs {
+    /// Where the kept part starts in a vector (200 or 0).
+    from: usize,
+    /// Floats kept per record.
+    width: usize,
+    values: Vec<f32>,
+}
+
+/// The most memory [`TrainingSet::keep_inputs`] uses: 1 GiB holds the
+/// kept inputs of 5.3 million contact or 1.2 million race positions.
+pub const KEPT_INPUTS_BYTES: usize = 1 << 30;
 
 impl TrainingSet {
     /// The set of `records`, their boards decoded in parallel.
@@ -263,7 +280,72 @@ impl TrainingSet {
             .par_iter()
             .map(|r| Board::from_id_bytes(&r.key).ok())
             .collect();
-        TrainingSet { records, boards }
+        TrainingSet {
+            records,
+            boards,
+            inputs: None,
+        }
+    }
+
+    /// Computes and keeps every record's net inputs for `eval`'s
+    /// arithmetic (they do not depend on the weights), so that an epoch
+    /// does not compute them again, if they fit in [`KEPT_INPUTS_BYTES`].
+    /// Records of more than one class are not kept. Returns whether the
+    /// inputs are kept.
+    pub fn keep_inputs(&mut self, eval: &Evaluator) -> bool {
+        use rayon::prelude::*;
+        let Some(class) = self.records.first().map(Record::class) else {
+            return false;
+        };
+        if self.records.iter().any(|r| r.class() != class) {
+            return false;
+        }
+        let Some(kind) = NetKind::for_class(class, false) else {
+            return false;
+        };
+        let n = eval.nets().get(kind).inputs();
+        // The contact and crashed nets' vectors begin with the base
+        // inputs; the race net's have their own encoding.
+        let from = match kind {
+            NetKind::Contact | NetKind::Crashed => nets::inputs::BASE_INPUTS,
+            _ => 0,
+        };
+        let width = n - from;
+        if self.records.len().saturating_mul(width * 4) > KEPT_INPUTS_BYTES {
+            return false;
+        }
+        let mut values = vec![0f32; self.records.len() * width];
+        values
+            .par_chunks_mut(width.max(1))
+            .zip(&self.boards)
+            .for_each_init(
+                || vec![0f32; nets::inputs::MAX_INPUTS],
+                |x, (kept, board)| {
+                    if let Some(board) = board {
+                        eval.inputs(board, class, x);
+                        kept.copy_from_slice(&x[from..n]);
+                    }
+                },
+            );
+        self.inputs = Some(KeptInputs {
+            from,
+            width,
+            values,
+        });
+        true
+    }
+
+    /// Record `k`'s input vector written into `x` from the kept inputs
+    /// (`board` is its board), or `None` if they are not kept.
+    #[inline]
+    fn kept_inputs<'a>(&self, k: usize, board: &Board, x: &'a mut [f32]) -> Option<&'a [f32]> {
+        let kept = self.inputs.as_ref()?;
+        if kept.from > 0 {
+            nets::inputs::base_inputs(board, &mut x[..kept.from]);
+        }
+        let end = kept.from + kept.width;
+        x[kept.from..end].copy_from_slice(&kept.values[k * kept.width..(k + 1) * kept.width]);
+        Some(&x[..end])
     }
 
     /// The records, in database order.
@@ -349,10 +431,10 @@ pub fn train_epoch_adam(
                     (
                         shared.scratch(),
                         TrainScratch::with_equity_weight(schedule.equity_weight),
-                        vec![0f32; nets::inputs::BASE_INPUTS],
+                        vec![0f32; nets::inputs::MAX_INPUTS],
                     )
                 },
-                |(scratch, train, base), (chunk, grad)| {
+                |(scratch, train, x), (chunk, grad)| {
                     grad.clear();
                     for &k in chunk {
                         let Some((r, board)) = set.get(k as usize) else {
@@ -360,6 +442,7 @@ pub fn train_epoch_adam(
                         };
                         let t = targets(r, schedule.ignore_bg);
                         if schedule.prune {
+                            let base = &mut x[..nets::inputs::BASE_INPUTS];
                             nets::inputs::base_inputs(board, base);
                             nets::accumulate_gradient(
                                 shared.nets().get(kind),
@@ -370,6 +453,8 @@ pub fn train_epoch_adam(
                                 train,
                                 grad,
                             );
+                        } else if let Some(x) = set.kept_inputs(k as usize, board, x) {
+                            shared.accumulate_gradient_of(board, kind, x, &t, train, grad);
                         } else {
                             shared.accumulate_gradient(board, r.class(), &t, scratch, train, grad);
                         }
@@ -395,16 +480,25 @@ pub fn errors(eval: &Evaluator, set: &TrainingSet, schedule: &Schedule) -> (f64,
         .records
         .par_iter()
         .zip(&set.boards)
+        .enumerate()
         .map_init(
-            || eval.scratch(),
-            |s, (r, board)| {
+            || (eval.scratch(), vec![0f32; nets::inputs::MAX_INPUTS]),
+            |(s, x), (k, (r, board))| {
                 let Some(board) = board else {
                     return 0.0;
                 };
                 let out = if schedule.prune {
                     eval.evaluate_pruning_net(board, r.class(), s)
                 } else {
-                    eval.evaluate(board, s).outputs
+                    // The kept inputs serve where the board's class is the
+                    // record's (the class they were computed for).
+                    let class = eval.classify(board);
+                    match set.kept_inputs(k, board, x) {
+                        Some(x) if class == r.class() => {
+                            eval.evaluate_from_inputs(board, class, x, s)
+                        }
+                        _ => eval.evaluate(board, s).outputs,
+                    }
                 };
                 let (eq, nobg) = position_errors(&out, &targets(r, schedule.ignore_bg));
                 if schedule.ignore_bg {

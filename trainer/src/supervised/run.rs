@@ -115,6 +115,12 @@ impl SupervisedTrainer {
         self.adam.as_ref()
     }
 
+    /// Keeps the training positions' net inputs in memory (not for a
+    /// pruning net, whose base inputs are cheap): [`TrainingSet::keep_inputs`].
+    pub fn keep_inputs(&mut self) -> bool {
+        !self.schedule.prune && self.set.keep_inputs(&self.eval)
+    }
+
     /// The evaluator with the current weights.
     pub fn evaluator(&self) -> &Evaluator {
         &self.eval
