@@ -686,24 +686,7 @@ mod sse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::NetShape;
-    use crate::test_rng::xorshift;
-
-    /// A net of `inputs` × `hidden` × 5 with seeded weights in (−1, 1).
-    fn random_net(inputs: usize, hidden: usize, seed: u64) -> Net {
-        let shape = NetShape {
-            inputs,
-            hidden,
-            outputs: 5,
-            beta_hidden: 0.1,
-            beta_output: 1.0,
-        };
-        let mut next = xorshift(seed);
-        let values = (0..shape.values())
-            .map(|_| (next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-            .collect();
-        Net::from_values(shape, values).unwrap()
-    }
+    use crate::test_rng::{random_net, xorshift};
 
     /// Every SIMD level's hidden sums equal the unit-by-unit scalar sums bit
     /// for bit, for hidden sizes that fill the register blocks, leave a

@@ -593,18 +593,8 @@ mod tests {
     #[test]
     fn the_boards_path_gives_the_single_pass_bits() {
         for (hidden, seed) in [(16, 3), (8, 4), (5, 5), (40, 6)] {
-            let shape = NetShape {
-                inputs: crate::inputs::BASE_INPUTS,
-                hidden,
-                outputs: 5,
-                beta_hidden: 0.1,
-                beta_output: 1.0,
-            };
-            let mut next = xorshift(seed);
-            let values = (0..shape.values())
-                .map(|_| (next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-                .collect();
-            let net = Net::from_values(shape, values).unwrap();
+            let net = crate::test_rng::random_net(crate::inputs::BASE_INPUTS, hidden, seed);
+            let mut next = xorshift(seed + 100);
             assert!(batch_exact(&net));
             let boards: Vec<board::Board> = (0..23)
                 .map(|_| {

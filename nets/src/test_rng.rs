@@ -10,3 +10,19 @@ pub(crate) fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
         x
     }
 }
+
+/// A net of `inputs` × `hidden` × 5 with seeded weights in (−1, 1).
+pub(crate) fn random_net(inputs: usize, hidden: usize, seed: u64) -> crate::net::Net {
+    let shape = crate::net::NetShape {
+        inputs,
+        hidden,
+        outputs: 5,
+        beta_hidden: 0.1,
+        beta_output: 1.0,
+    };
+    let mut next = xorshift(seed);
+    let values = (0..shape.values())
+        .map(|_| (next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+        .collect();
+    crate::net::Net::from_values(shape, values).unwrap()
+}
