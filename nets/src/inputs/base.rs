@@ -97,6 +97,8 @@ pub fn base_nonzero(board: &Board, rows: &mut [u16], xs: &mut [f32]) -> usize {
             // Four u16 lanes of `at` plus the offsets: no lane carries
             // (at + offset < 200).
             let packed = (100 * s + 4 * p) as u64 * 0x0001_0001_0001_0001 + e.offsets;
+            // `len` never exceeds the maximum; the `min` lets the compiler
+            // see that the four entries lie inside the slices.
             let at = len.min(MAX_BASE_NONZERO);
             for (k, r) in rows[at..at + 4].iter_mut().enumerate() {
                 *r = (packed >> (16 * k)) as u16;

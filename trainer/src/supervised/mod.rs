@@ -290,14 +290,24 @@ impl TrainingSet {
     /// Computes and keeps every record's net inputs for `eval`'s
     /// arithmetic (they do not depend on the weights), so that an epoch
     /// does not compute them again, if they fit in [`KEPT_INPUTS_BYTES`].
-    /// Records of more than one class are not kept. Returns whether the
-    /// inputs are kept.
+    /// They are kept only when every record has the same class and every
+    /// board classifies as that class, so that the gradient (which uses
+    /// the record's class) and the error pass (which evaluates the board
+    /// as it classifies) read the same vectors they would compute. Returns
+    /// whether the inputs are kept.
     pub fn keep_inputs(&mut self, eval: &Evaluator) -> bool {
         use rayon::prelude::*;
         let Some(class) = self.records.first().map(Record::class) else {
             return false;
         };
         if self.records.iter().any(|r| r.class() != class) {
+            return false;
+        }
+        let classified_alike = self
+            .boards
+            .par_iter()
+            .all(|b| b.as_ref().is_none_or(|b| eval.classify(b) == class));
+        if !classified_alike {
             return false;
         }
         let Some(kind) = NetKind::for_class(class, false) else {
@@ -490,14 +500,11 @@ pub fn errors(eval: &Evaluator, set: &TrainingSet, schedule: &Schedule) -> (f64,
                 let out = if schedule.prune {
                     eval.evaluate_pruning_net(board, r.class(), s)
                 } else {
-                    // The kept inputs serve where the board's class is the
-                    // record's (the class they were computed for).
-                    let class = eval.classify(board);
+                    // Kept inputs imply the board classifies as its record
+                    // (`keep_inputs` checked every board once).
                     match set.kept_inputs(k, board, x) {
-                        Some(x) if class == r.class() => {
-                            eval.evaluate_from_inputs(board, class, x, s)
-                        }
-                        _ => eval.evaluate(board, s).outputs,
+                        Some(x) => eval.evaluate_from_inputs(board, r.class(), x, s),
+                        None => eval.evaluate(board, s).outputs,
                     }
                 };
                 let (eq, nobg) = position_errors(&out, &targets(r, schedule.ignore_bg));
