@@ -203,6 +203,14 @@ impl Net {
         self.rebuild_blocked();
     }
 
+    /// Changes parameters with `f` and leaves the blocked copy stale, for
+    /// many updates in a row ([`Net::refresh_blocked`] once after them;
+    /// batched evaluation panics until then).
+    pub fn update_deferred(&mut self, f: impl FnOnce(Parameters<'_>)) {
+        f(self.parameters_mut());
+        self.mark_blocked_stale();
+    }
+
     /// A net with every weight and bias 0 (a starting point for tests and tools).
     pub fn zeroed(shape: NetShape) -> Result<Net, WeightsError> {
         Net::from_values(shape, vec![0.0; shape.values()])

@@ -112,20 +112,32 @@ impl Adam {
     /// per-sample steps over `samples` samples (their mean is the gradient),
     /// after shrinking its weights by decoupled weight decay `decay`
     /// (AdamW: each weight, not the thresholds, times `1 − rate·decay`;
-    /// `decay` 0 leaves Adam's bits as they were).
-    pub fn step(&mut self, net: &mut Net, grad: &Gradient, samples: usize, rate: f32, decay: f32) {
-        self.step_sum(net, std::slice::from_ref(grad), samples, rate, decay);
+    /// `decay` 0 leaves Adam's bits as they were). `grad` is left zero, and
+    /// the net's blocked copy stale ([`Adam::step_sum`]).
+    pub fn step(
+        &mut self,
+        net: &mut Net,
+        grad: &mut Gradient,
+        samples: usize,
+        rate: f32,
+        decay: f32,
+    ) {
+        self.step_sum(net, std::slice::from_mut(grad), samples, rate, decay);
     }
 
     /// [`Adam::step`] along the sum of `grads` (of one shape, at least
     /// one), each component summed in the order of `grads`: the step of
     /// `grads[0]` after adding the others to it one by one, the same bits.
     /// Every component is independent, so ranges of them run in parallel
-    /// (rayon), with the same bits on any number of threads.
+    /// (rayon, one parallel loop over every part of the net), with the same
+    /// bits on any number of threads. The gradients are left zero, ready
+    /// for the next batch, and the net's blocked copy of its hidden weights
+    /// stale: [`Net::refresh_blocked`] before batched evaluation (training
+    /// itself does not read it).
     pub fn step_sum(
         &mut self,
         net: &mut Net,
-        grads: &[Gradient],
+        grads: &mut [Gradient],
         samples: usize,
         rate: f32,
         decay: f32,
@@ -134,7 +146,7 @@ impl Adam {
         /// Components per parallel task.
         const RANGE: usize = 4096;
         assert!(!grads.is_empty(), "no gradient to step along");
-        for g in grads {
+        for g in grads.iter() {
             assert_eq!(g.len(), self.first.len(), "gradient of another shape");
         }
         self.steps += 1;
@@ -143,55 +155,65 @@ impl Adam {
         let correct2 = 1.0 - ADAM_BETA2.powi(t);
         let mean = 1.0 / samples.max(1) as f32;
         let (mut first, mut second) = (&mut self.first[..], &mut self.second[..]);
-        net.update(|p| {
+        net.update_deferred(|p| {
             let params = [
                 p.hidden_weights,
                 p.output_weights,
                 p.hidden_thresholds,
                 p.output_thresholds,
             ];
+            // Each gradient's parts, split like the parameters below.
+            let mut grad_parts: Vec<[&mut [f32]; 4]> =
+                grads.iter_mut().map(Gradient::parts_mut).collect();
+            let mut tasks = Vec::new();
             for (part, param) in params.into_iter().enumerate() {
                 // The weights (parts 0 and 1) decay; the thresholds do not.
-                let shrink = if part < 2 && decay != 0.0 {
-                    Some(1.0 - rate * decay)
-                } else {
-                    None
-                };
+                let shrink = (part < 2 && decay != 0.0).then_some(1.0 - rate * decay);
                 let (m_part, m_rest) = std::mem::take(&mut first).split_at_mut(param.len());
                 let (v_part, v_rest) = std::mem::take(&mut second).split_at_mut(param.len());
                 (first, second) = (m_rest, v_rest);
-                let sums: Vec<&[f32]> = grads.iter().map(|g| g.parts()[part]).collect();
-                param
-                    .par_chunks_mut(RANGE)
-                    .zip(m_part.par_chunks_mut(RANGE))
-                    .zip(v_part.par_chunks_mut(RANGE))
-                    .enumerate()
-                    .for_each(|(c, ((ws, ms), vs))| {
-                        let range = c * RANGE..c * RANGE + ws.len();
-                        // The sum of the gradients, one whole slice after
-                        // another (loops the compiler vectorizes): each
-                        // component still adds them in the order of `grads`.
-                        let mut sum = [0f32; RANGE];
-                        let sum = &mut sum[..ws.len()];
-                        sum.copy_from_slice(&sums[0][range.clone()]);
-                        for g in &sums[1..] {
-                            for (s, &x) in sum.iter_mut().zip(&g[range.clone()]) {
-                                *s += x;
-                            }
-                        }
-                        if let Some(shrink) = shrink {
-                            for w in ws.iter_mut() {
-                                *w *= shrink;
-                            }
-                        }
-                        for (((w, m), v), &s) in ws.iter_mut().zip(ms).zip(vs).zip(sum.iter()) {
-                            let gi = s * mean;
-                            *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * gi;
-                            *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * gi * gi;
-                            *w += rate * (*m / correct1) / ((*v / correct2).sqrt() + ADAM_EPSILON);
-                        }
-                    });
+                let mut sums: Vec<_> = grad_parts
+                    .iter_mut()
+                    .map(|g| std::mem::take(&mut g[part]).chunks_mut(RANGE))
+                    .collect();
+                for ((ws, ms), vs) in param
+                    .chunks_mut(RANGE)
+                    .zip(m_part.chunks_mut(RANGE))
+                    .zip(v_part.chunks_mut(RANGE))
+                {
+                    let gs: Vec<&mut [f32]> = sums
+                        .iter_mut()
+                        .map(|c| c.next().expect("a gradient of the parameters' shape"))
+                        .collect();
+                    tasks.push((shrink, ws, ms, vs, gs));
+                }
             }
+            tasks
+                .into_par_iter()
+                .for_each(|(shrink, ws, ms, vs, mut gs)| {
+                    // The sum of the gradients into the first, one whole slice
+                    // after another (loops the compiler vectorizes): each
+                    // component still adds them in the order of `grads`.
+                    let (sum, rest) = gs.split_first_mut().expect("at least one gradient");
+                    for g in rest.iter_mut() {
+                        for (s, x) in sum.iter_mut().zip(g.iter_mut()) {
+                            *s += *x;
+                            *x = 0.0;
+                        }
+                    }
+                    if let Some(shrink) = shrink {
+                        for w in ws.iter_mut() {
+                            *w *= shrink;
+                        }
+                    }
+                    for (((w, m), v), s) in ws.iter_mut().zip(ms).zip(vs).zip(sum.iter_mut()) {
+                        let gi = *s * mean;
+                        *s = 0.0;
+                        *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * gi;
+                        *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * gi * gi;
+                        *w += rate * (*m / correct1) / ((*v / correct2).sqrt() + ADAM_EPSILON);
+                    }
+                });
         });
     }
 }
@@ -283,8 +305,13 @@ mod tests {
         let (mut one, mut many) = (net.clone(), net.clone());
         let (mut adam_one, mut adam_many) = (Adam::new(&net), Adam::new(&net));
         for _ in 0..3 {
-            adam_one.step(&mut one, &sum, 4, 0.01, 0.0);
-            adam_many.step_sum(&mut many, &grads, 4, 0.01, 0.0);
+            adam_one.step(&mut one, &mut sum.clone(), 4, 0.01, 0.0);
+            let mut used = grads.clone();
+            adam_many.step_sum(&mut many, &mut used, 4, 0.01, 0.0);
+            assert!(
+                used.iter().all(|g| *g == Gradient::zeros(&net)),
+                "left zero"
+            );
         }
         assert_ne!(one, net);
         assert_eq!(one, many);
@@ -346,7 +373,8 @@ mod tests {
         let mut adam = Adam::new(&net);
         let (samples, rate) = (5, 0.003);
         for t in 1..=2 {
-            adam.step_sum(&mut net, &grads, samples, rate, decay);
+            let mut used = grads.clone();
+            adam.step_sum(&mut net, &mut used, samples, rate, decay);
             let correct1 = 1.0 - ADAM_BETA1.powi(t);
             let correct2 = 1.0 - ADAM_BETA2.powi(t);
             for e in 0..w.len() {
@@ -389,7 +417,7 @@ mod tests {
                         &mut grad,
                     );
                 }
-                adam.step(&mut net, &grad, SAMPLES.len(), 0.01, 0.0);
+                adam.step(&mut net, &mut grad, SAMPLES.len(), 0.01, 0.0);
             }
             (net, adam)
         };

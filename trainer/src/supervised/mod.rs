@@ -445,7 +445,7 @@ pub fn train_epoch_adam(
                     )
                 },
                 |(scratch, train, x), (chunk, grad)| {
-                    grad.clear();
+                    // `grad` is zero: new, or cleared by the last step.
                     for &k in chunk {
                         let Some((r, board)) = set.get(k as usize) else {
                             continue;
@@ -473,12 +473,13 @@ pub fn train_epoch_adam(
             );
         adam.step_sum(
             eval.nets_mut().get_mut(kind),
-            &grads[..used],
+            &mut grads[..used],
             positions.len(),
             rate,
             schedule.optimizer.weight_decay(),
         );
     }
+    eval.nets_mut().get_mut(kind).refresh_blocked();
 }
 
 /// gnubg-nn's `errors()`: the RMS and maximum equity error (without
