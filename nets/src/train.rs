@@ -6,7 +6,7 @@ use crate::arith::Arithmetic;
 use crate::classify::Class;
 use crate::evaluate::{Evaluator, Scratch};
 use crate::forward::{hidden_layer, output_sums, Simd};
-use crate::net::{Net, NetKind};
+use crate::net::{Net, NetKind, Parameters};
 use crate::optimizer::Gradient;
 use crate::sanity::sanity_check;
 use crate::sigmoid::sigmoid;
@@ -94,36 +94,101 @@ fn step_net(
     scratch: &mut TrainScratch,
 ) -> Probabilities {
     let (y, delta_o) = backprop(net, x, target, alpha, arith, simd, scratch);
-    let n_hidden = net.hidden();
-    let h = &scratch.hidden[..];
-    let crate::net::Parameters {
-        hidden_weights: w_hidden,
-        output_weights: w_output,
-        hidden_thresholds: b_hidden,
-        output_thresholds: b_output,
-    } = net.parameters_mut();
-    for (k, &d) in delta_o.iter().enumerate() {
-        let a = alpha * d;
-        for (v, &hj) in w_output[k * n_hidden..(k + 1) * n_hidden]
+    let a = delta_o.map(|d| alpha * d);
+    add_step(
+        net.parameters_mut(),
+        &scratch.hidden,
+        x,
+        &scratch.step,
+        &a,
+        simd,
+    );
+    y
+}
+
+/// Adds one sample's step to `p` (a net's parameters, or a gradient laid
+/// out like them): output weights of output k += `a[k]`·h and its
+/// threshold += `a[k]`; the hidden-weight row of each non-zero input
+/// x_i += `step`·x_i, the hidden thresholds += `step`. Element by element
+/// (a multiply, then an add), so every SIMD width gives the same bits.
+fn add_step(
+    p: Parameters<'_>,
+    h: &[f32],
+    x: &[f32],
+    step: &[f32],
+    a: &[f32; board::NUM_OUTPUTS],
+    simd: Simd,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if simd.uses_avx2() && crate::cpu::has_avx2() {
+        avx2::add_step(p, h, x, step, a);
+        return;
+    }
+    let _ = simd;
+    add_step_elementwise(p, h, x, step, a);
+}
+
+#[inline(always)]
+fn add_step_elementwise(
+    p: Parameters<'_>,
+    h: &[f32],
+    x: &[f32],
+    step: &[f32],
+    a: &[f32; board::NUM_OUTPUTS],
+) {
+    let n_hidden = step.len();
+    let h = &h[..n_hidden];
+    for (k, &ak) in a.iter().enumerate() {
+        for (v, &hj) in p.output_weights[k * n_hidden..(k + 1) * n_hidden]
             .iter_mut()
-            .zip(h.iter())
+            .zip(h)
         {
-            *v += a * hj;
+            *v += ak * hj;
         }
-        b_output[k] += a;
+        p.output_thresholds[k] += ak;
     }
     for (i, &xi) in x.iter().enumerate() {
         if xi != 0.0 {
-            let row = &mut w_hidden[i * n_hidden..(i + 1) * n_hidden];
-            for (w, &s) in row.iter_mut().zip(&scratch.step) {
+            let row = &mut p.hidden_weights[i * n_hidden..(i + 1) * n_hidden];
+            for (w, &s) in row.iter_mut().zip(step) {
                 *w += s * xi;
             }
         }
     }
-    for (b, &s) in b_hidden.iter_mut().zip(&scratch.step) {
+    for (b, &s) in p.hidden_thresholds.iter_mut().zip(step) {
         *b += s;
     }
-    y
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::Parameters;
+
+    #[allow(unsafe_code)]
+    pub(super) fn add_step(
+        p: Parameters<'_>,
+        h: &[f32],
+        x: &[f32],
+        step: &[f32],
+        a: &[f32; board::NUM_OUTPUTS],
+    ) {
+        // SAFETY: the caller checked at run time that this CPU supports
+        // AVX2 (`cpu::has_avx2`), the only requirement of the
+        // `target_feature` function.
+        unsafe { add_step_avx2(p, h, x, step, a) }
+    }
+
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_step_avx2(
+        p: Parameters<'_>,
+        h: &[f32],
+        x: &[f32],
+        step: &[f32],
+        a: &[f32; board::NUM_OUTPUTS],
+    ) {
+        super::add_step_elementwise(p, h, x, step, a)
+    }
 }
 
 /// The forward pass and the deltas of [`train_net`]: returns the outputs and
@@ -189,28 +254,13 @@ pub fn accumulate_gradient(
     grad: &mut Gradient,
 ) -> Probabilities {
     let (y, delta_o) = backprop(net, x, target, 1.0, arith, simd, scratch);
-    let n_hidden = net.hidden();
-    let h = &scratch.hidden[..];
-    for (k, &d) in delta_o.iter().enumerate() {
-        for (g, &hj) in grad.output_weights[k * n_hidden..(k + 1) * n_hidden]
-            .iter_mut()
-            .zip(h.iter())
-        {
-            *g += d * hj;
-        }
-        grad.output_thresholds[k] += d;
-    }
-    for (i, &xi) in x.iter().enumerate() {
-        if xi != 0.0 {
-            let row = &mut grad.hidden_weights[i * n_hidden..(i + 1) * n_hidden];
-            for (g, &s) in row.iter_mut().zip(&scratch.step) {
-                *g += s * xi;
-            }
-        }
-    }
-    for (g, &s) in grad.hidden_thresholds.iter_mut().zip(&scratch.step) {
-        *g += s;
-    }
+    let p = Parameters {
+        hidden_weights: &mut grad.hidden_weights,
+        output_weights: &mut grad.output_weights,
+        hidden_thresholds: &mut grad.hidden_thresholds,
+        output_thresholds: &mut grad.output_thresholds,
+    };
+    add_step(p, &scratch.hidden, x, &scratch.step, &delta_o, simd);
     y
 }
 
@@ -548,6 +598,54 @@ pub(crate) mod tests {
                 (step - expected).abs() <= 0.05 * expected.abs() + 2e-8,
                 "μ {mu}, parameter {which}/{index}: step {step}, −α·gradient {expected}"
             );
+        }
+    }
+
+    /// Training steps and gradients are the same bits at every SIMD level
+    /// this CPU runs (the portable scalar code is the reference), on a
+    /// 250-input net of 256 hidden units with sparse inputs.
+    #[test]
+    fn steps_and_gradients_are_the_same_bits_at_every_simd_level() {
+        let start = crate::test_rng::random_net(250, 256, 11);
+        let mut next = crate::test_rng::xorshift(5);
+        let samples: Vec<(Vec<f32>, Probabilities)> = (0..8)
+            .map(|_| {
+                let x = (0..250)
+                    .map(|_| match next() % 4 {
+                        0 => (next() % 1000) as f32 / 1000.0,
+                        1 => 1.0,
+                        _ => 0.0,
+                    })
+                    .collect();
+                let t = std::array::from_fn(|_| (next() % 1000) as f32 / 1000.0);
+                (x, t)
+            })
+            .collect();
+        let run = |simd: Simd| {
+            let mut net = start.clone();
+            let mut s = TrainScratch::with_equity_weight(0.5);
+            let mut grad = Gradient::zeros(&start);
+            for (x, t) in &samples {
+                train_net(&mut net, x, t, 0.1, Arithmetic::Ieee, simd, &mut s);
+                accumulate_gradient(&start, x, t, Arithmetic::Ieee, simd, &mut s, &mut grad);
+            }
+            (net, grad)
+        };
+        let (net, grad) = run(Simd::Portable);
+        assert_ne!(net, start, "the steps changed the net");
+        for simd in Simd::available() {
+            let (n, g) = run(simd);
+            assert!(n == net, "{simd:?}: the trained net differs");
+            let bits = |g: &Gradient| {
+                g.hidden_weights
+                    .iter()
+                    .chain(&g.output_weights)
+                    .chain(&g.hidden_thresholds)
+                    .chain(&g.output_thresholds)
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>()
+            };
+            assert!(bits(&g) == bits(&grad), "{simd:?}: the gradient differs");
         }
     }
 }
