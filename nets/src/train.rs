@@ -165,6 +165,34 @@ mod avx2 {
     use super::Parameters;
 
     #[allow(unsafe_code)]
+    pub(super) fn hidden_steps(
+        step: &mut [f32],
+        h: &[f32],
+        w_output: &[f32],
+        delta_o: &[f32; board::NUM_OUTPUTS],
+        beta_h: f32,
+        scale: f32,
+    ) {
+        // SAFETY: the caller checked at run time that this CPU supports
+        // AVX2 (`cpu::has_avx2`), the only requirement of the
+        // `target_feature` function.
+        unsafe { hidden_steps_avx2(step, h, w_output, delta_o, beta_h, scale) }
+    }
+
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn hidden_steps_avx2(
+        step: &mut [f32],
+        h: &[f32],
+        w_output: &[f32],
+        delta_o: &[f32; board::NUM_OUTPUTS],
+        beta_h: f32,
+        scale: f32,
+    ) {
+        super::hidden_steps(step, h, w_output, delta_o, beta_h, scale)
+    }
+
+    #[allow(unsafe_code)]
     pub(super) fn add_step(
         p: Parameters<'_>,
         h: &[f32],
@@ -231,14 +259,37 @@ fn backprop(
     };
     let beta_h = net.beta_hidden();
     let w_output = net.output_weights();
-    for (j, (step, &hj)) in scratch.step.iter_mut().zip(h.iter()).enumerate() {
+    #[cfg(target_arch = "x86_64")]
+    if simd.uses_avx2() && crate::cpu::has_avx2() {
+        avx2::hidden_steps(&mut scratch.step, h, w_output, &delta_o, beta_h, scale);
+        return (y, delta_o);
+    }
+    hidden_steps(&mut scratch.step, h, w_output, &delta_o, beta_h, scale);
+    (y, delta_o)
+}
+
+/// `scale`·δh: each hidden unit's share of the output deltas through the
+/// output weights (summed over the outputs in order) times the slope of its
+/// sigmoid, β_h·h·(1 − h). Element by element over the units, so every
+/// SIMD width gives the same bits.
+#[inline(always)]
+fn hidden_steps(
+    step: &mut [f32],
+    h: &[f32],
+    w_output: &[f32],
+    delta_o: &[f32; board::NUM_OUTPUTS],
+    beta_h: f32,
+    scale: f32,
+) {
+    let n_hidden = step.len();
+    let h = &h[..n_hidden];
+    for (j, (step, &hj)) in step.iter_mut().zip(h).enumerate() {
         let mut back = 0f32;
         for (k, &d) in delta_o.iter().enumerate() {
             back += d * w_output[k * n_hidden + j];
         }
         *step = scale * (beta_h * hj * (1.0 - hj) * back);
     }
-    (y, delta_o)
 }
 
 /// Adds to `grad` the step [`train_net`] would take with α = 1 (the negative
