@@ -95,13 +95,11 @@ fn step_net(
 ) -> Probabilities {
     let (y, delta_o) = backprop(net, x, target, alpha, arith, simd, scratch);
     let a = delta_o.map(|d| alpha * d);
-    add_step(
-        net.parameters_mut(),
-        &scratch.hidden,
-        x,
-        &scratch.step,
-        &a,
+    let (h, step) = (&scratch.hidden, &scratch.step);
+    with_simd(
         simd,
+        #[inline(always)]
+        || add_step(net.parameters_mut(), h, x, step, &a),
     );
     y
 }
@@ -111,31 +109,8 @@ fn step_net(
 /// threshold += `a[k]`; the hidden-weight row of each non-zero input
 /// x_i += `step`·x_i, the hidden thresholds += `step`. Element by element
 /// (a multiply, then an add), so every SIMD width gives the same bits.
-fn add_step(
-    p: Parameters<'_>,
-    h: &[f32],
-    x: &[f32],
-    step: &[f32],
-    a: &[f32; board::NUM_OUTPUTS],
-    simd: Simd,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if simd.uses_avx2() && crate::cpu::has_avx2() {
-        avx2::add_step(p, h, x, step, a);
-        return;
-    }
-    let _ = simd;
-    add_step_elementwise(p, h, x, step, a);
-}
-
 #[inline(always)]
-fn add_step_elementwise(
-    p: Parameters<'_>,
-    h: &[f32],
-    x: &[f32],
-    step: &[f32],
-    a: &[f32; board::NUM_OUTPUTS],
-) {
+fn add_step(p: Parameters<'_>, h: &[f32], x: &[f32], step: &[f32], a: &[f32; board::NUM_OUTPUTS]) {
     let n_hidden = step.len();
     let h = &h[..n_hidden];
     for (k, &ak) in a.iter().enumerate() {
@@ -160,63 +135,31 @@ fn add_step_elementwise(
     }
 }
 
+/// Runs `f` compiled for AVX2 where `simd` uses it and the CPU has it (the
+/// element-wise loops inlined into `f` then run eight lanes wide), else as
+/// it is: the same operations on each element either way.
+#[inline(always)]
+fn with_simd<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if simd.uses_avx2() && crate::cpu::has_avx2() {
+        // SAFETY: this CPU supports AVX2 (checked just above), the only
+        // requirement of the `target_feature` function.
+        #[allow(unsafe_code)]
+        return unsafe { run_avx2(f) };
+    }
+    let _ = simd;
+    f()
+}
+
+/// `f()` in a function compiled with AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::Parameters;
-
-    #[allow(unsafe_code)]
-    pub(super) fn hidden_steps(
-        step: &mut [f32],
-        h: &[f32],
-        w_output: &[f32],
-        delta_o: &[f32; board::NUM_OUTPUTS],
-        beta_h: f32,
-        scale: f32,
-    ) {
-        // SAFETY: the caller checked at run time that this CPU supports
-        // AVX2 (`cpu::has_avx2`), the only requirement of the
-        // `target_feature` function.
-        unsafe { hidden_steps_avx2(step, h, w_output, delta_o, beta_h, scale) }
-    }
-
-    #[allow(unsafe_code)]
-    #[target_feature(enable = "avx2")]
-    unsafe fn hidden_steps_avx2(
-        step: &mut [f32],
-        h: &[f32],
-        w_output: &[f32],
-        delta_o: &[f32; board::NUM_OUTPUTS],
-        beta_h: f32,
-        scale: f32,
-    ) {
-        super::hidden_steps(step, h, w_output, delta_o, beta_h, scale)
-    }
-
-    #[allow(unsafe_code)]
-    pub(super) fn add_step(
-        p: Parameters<'_>,
-        h: &[f32],
-        x: &[f32],
-        step: &[f32],
-        a: &[f32; board::NUM_OUTPUTS],
-    ) {
-        // SAFETY: the caller checked at run time that this CPU supports
-        // AVX2 (`cpu::has_avx2`), the only requirement of the
-        // `target_feature` function.
-        unsafe { add_step_avx2(p, h, x, step, a) }
-    }
-
-    #[allow(unsafe_code)]
-    #[target_feature(enable = "avx2")]
-    unsafe fn add_step_avx2(
-        p: Parameters<'_>,
-        h: &[f32],
-        x: &[f32],
-        step: &[f32],
-        a: &[f32; board::NUM_OUTPUTS],
-    ) {
-        super::add_step_elementwise(p, h, x, step, a)
-    }
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2")]
+unsafe fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// The forward pass and the deltas of [`train_net`]: returns the outputs and
@@ -259,12 +202,12 @@ fn backprop(
     };
     let beta_h = net.beta_hidden();
     let w_output = net.output_weights();
-    #[cfg(target_arch = "x86_64")]
-    if simd.uses_avx2() && crate::cpu::has_avx2() {
-        avx2::hidden_steps(&mut scratch.step, h, w_output, &delta_o, beta_h, scale);
-        return (y, delta_o);
-    }
-    hidden_steps(&mut scratch.step, h, w_output, &delta_o, beta_h, scale);
+    let step = &mut scratch.step;
+    with_simd(
+        simd,
+        #[inline(always)]
+        || hidden_steps(step, h, w_output, &delta_o, beta_h, scale),
+    );
     (y, delta_o)
 }
 
@@ -311,7 +254,12 @@ pub fn accumulate_gradient(
         hidden_thresholds: &mut grad.hidden_thresholds,
         output_thresholds: &mut grad.output_thresholds,
     };
-    add_step(p, &scratch.hidden, x, &scratch.step, &delta_o, simd);
+    let (h, step) = (&scratch.hidden, &scratch.step);
+    with_simd(
+        simd,
+        #[inline(always)]
+        || add_step(p, h, x, step, &delta_o),
+    );
     y
 }
 
