@@ -165,6 +165,11 @@ impl Adam {
             // Each gradient's parts, split like the parameters below.
             let mut grad_parts: Vec<[&mut [f32]; 4]> =
                 grads.iter_mut().map(Gradient::parts_mut).collect();
+            for g in &grad_parts {
+                for (part, param) in g.iter().zip(&params) {
+                    assert_eq!(part.len(), param.len(), "gradient of another shape");
+                }
+            }
             let mut tasks = Vec::new();
             for (part, param) in params.into_iter().enumerate() {
                 // The weights (parts 0 and 1) decay; the thresholds do not.
