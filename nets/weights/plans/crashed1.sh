@@ -23,30 +23,8 @@
 # again after an interruption. THREADS (default 2) sets the worker threads;
 # the results do not depend on it.
 set -euo pipefail
-T="${TRAINER:-trainer}"
-th=(--threads "${THREADS:-2}")
-gnubg=/usr/lib/gnubg/gnubg.wd
-
-generate() { # games seed out
-  [ -e "$3" ] || "$T" db generate --weights player.wd --games "$1" --threshold 0 --explore 0.05 \
-    --classes crashed --seed "$2" -o "$3" -q "${th[@]}"
-}
-label() { # db
-  [ -e "$1.labelled" ] && return
-  local resume=()
-  [ -e "$1.journal" ] && resume=(--resume)
-  "$T" db label eval "$1" --plies 2 --prune --weights "$gnubg" -q "${th[@]}" "${resume[@]}"
-  touch "$1.labelled"
-}
-
-generate 100000 1301 crashed.db
-generate 3000 1311 g1.db
-generate 3000 1321 g2.db
-[ -e held1.db ] || "$T" db merge g1.db --exclude crashed.db -o held1.db
-[ -e held2.db ] || "$T" db merge g2.db --exclude crashed.db --exclude held1.db -o held2.db
-label held1.db
-label held2.db
-label crashed.db
+source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh"
+class_sets crashed 100000 1301 3000
 
 if [ ! -e crashed1.wd ]; then
   resume=()
@@ -55,8 +33,4 @@ if [ ! -e crashed1.wd ]; then
     --optimizer adam --schedule cosine --batch 256 --alpha-start 0.001 --alpha-low 0.00001 \
     --epochs 20 --seed 1 -q "${th[@]}" "${resume[@]}"
 fi
-md5sum crashed1.wd
-for set in held1 held2; do
-  echo "## crashed equity RMS on $set.db: crashed1.wd, bgkit.wd, gnubg.wd"
-  for w in crashed1.wd player.wd "$gnubg"; do "$T" bench --db "$set.db" --weights "$w"; done
-done
+bench_sets crashed crashed1.wd

@@ -23,30 +23,8 @@
 # again after an interruption. THREADS (default 2) sets the worker threads;
 # the results do not depend on it.
 set -euo pipefail
-T="${TRAINER:-trainer}"
-th=(--threads "${THREADS:-2}")
-gnubg=/usr/lib/gnubg/gnubg.wd
-
-generate() { # games seed out
-  [ -e "$3" ] || "$T" db generate --weights player.wd --games "$1" --threshold 0 --explore 0.05 \
-    --classes race --seed "$2" -o "$3" -q "${th[@]}"
-}
-label() { # db
-  [ -e "$1.labelled" ] && return
-  local resume=()
-  [ -e "$1.journal" ] && resume=(--resume)
-  "$T" db label eval "$1" --plies 2 --prune --weights "$gnubg" -q "${th[@]}" "${resume[@]}"
-  touch "$1.labelled"
-}
-
-generate 160000 1201 race.db
-generate 2000 1211 g1.db
-generate 2000 1221 g2.db
-[ -e held1.db ] || "$T" db merge g1.db --exclude race.db -o held1.db
-[ -e held2.db ] || "$T" db merge g2.db --exclude race.db --exclude held1.db -o held2.db
-label held1.db
-label held2.db
-label race.db
+source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh"
+class_sets race 160000 1201 2000
 
 [ -e new256.wd ] || "$T" new --hidden 256 --beta-hidden 1 --seed 3 -o new256.wd
 [ -e race-start.wd ] || "$T" weights splice --from new256.wd --net race --into player.wd -o race-start.wd
@@ -57,8 +35,4 @@ if [ ! -e race1.wd ]; then
     --optimizer adam --schedule cosine --batch 1024 --alpha-start 0.01 --alpha-low 0.0001 \
     --epochs 150 --seed 1 -q "${th[@]}" "${resume[@]}"
 fi
-md5sum race1.wd
-for set in held1 held2; do
-  echo "## race equity RMS on $set.db: race1.wd, bgkit.wd, gnubg.wd"
-  for w in race1.wd player.wd "$gnubg"; do "$T" bench --db "$set.db" --weights "$w"; done
-done
+bench_sets race race1.wd

@@ -1,0 +1,50 @@
+# Shared by race1.sh and crashed1.sh (sourced, not run): the positions of
+# one class from self-play games of `player.wd`, two held-out sets of the
+# same class from fresh games, their 2-ply labels, and the benches.
+# Sets T (the trainer: $TRAINER, else `trainer` on PATH), th (its
+# --threads option: $THREADS, default 2) and gnubg (gnubg.wd).
+
+T="${TRAINER:-trainer}"
+th=(--threads "${THREADS:-2}")
+gnubg=/usr/lib/gnubg/gnubg.wd
+
+# class_sets CLASS GAMES SEED HELD_GAMES: CLASS.db from GAMES games (seed
+# SEED, 5 % exploration), held1.db and held2.db from HELD_GAMES games each
+# (seeds SEED + 10 and SEED + 20) less every position of CLASS.db (held2
+# also less held1), all labelled by gnubg.wd at 2 plies with pruning. Each
+# step is skipped when its output exists; a labelling resumes its journal.
+class_sets() {
+  local class=$1 games=$2 seed=$3 held_games=$4
+  generate_class "$class" "$games" "$seed" "$class.db"
+  generate_class "$class" "$held_games" $((seed + 10)) g1.db
+  generate_class "$class" "$held_games" $((seed + 20)) g2.db
+  [ -e held1.db ] || "$T" db merge g1.db --exclude "$class.db" -o held1.db
+  [ -e held2.db ] || "$T" db merge g2.db --exclude "$class.db" --exclude held1.db -o held2.db
+  label_2ply held1.db
+  label_2ply held2.db
+  label_2ply "$class.db"
+}
+
+generate_class() { # class games seed out
+  [ -e "$4" ] || "$T" db generate --weights player.wd --games "$2" --threshold 0 --explore 0.05 \
+    --classes "$1" --seed "$3" -o "$4" -q "${th[@]}"
+}
+
+label_2ply() { # db
+  [ -e "$1.labelled" ] && return
+  local resume=()
+  [ -e "$1.journal" ] && resume=(--resume)
+  "$T" db label eval "$1" --plies 2 --prune --weights "$gnubg" -q "${th[@]}" "${resume[@]}"
+  touch "$1.labelled"
+}
+
+# bench_sets CLASS WEIGHTS: the MD5 of WEIGHTS and the equity RMS of
+# WEIGHTS, bgkit.wd (player.wd) and gnubg.wd on both held-out sets.
+bench_sets() {
+  local class=$1 weights=$2 set w
+  md5sum "$weights"
+  for set in held1 held2; do
+    echo "## $class equity RMS on $set.db: $weights, bgkit.wd, gnubg.wd"
+    for w in "$weights" player.wd "$gnubg"; do "$T" bench --db "$set.db" --weights "$w"; done
+  done
+}
