@@ -53,46 +53,62 @@ pub(crate) unsafe fn rcp8_reference_avx2(
 /// in [1, 32768), a range that holds every denominator of the hidden-layer
 /// sigmoid (they lie in [2, 21937)), so the sigmoid may use the instruction
 /// instead of the table and still compute the reference bits. Checked once
-/// per process, exhaustively (15·2^23 inputs, a few tens of milliseconds);
-/// false without AVX2.
+/// per process, exhaustively (15·2^23 inputs, a few milliseconds a core,
+/// shared by the rayon pool's number of threads); false without AVX2.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub fn native_rcp_is_reference_for_sigmoid() -> bool {
     static SAME: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *SAME.get_or_init(|| {
-        // SAFETY: called only after checking at run time that the CPU has
-        // AVX2, the requirement of the `target_feature` function.
-        crate::cpu::has_avx2() && unsafe { native_is_reference_avx2() }
+        // Exponent fields 127..=141: [1, 32768), split over as many
+        // threads as the rayon pool has (plain scoped threads: a rayon
+        // task could steal work that waits on this same initialisation).
+        const EXPONENTS: std::ops::RangeInclusive<u32> = 127..=141;
+        if !crate::cpu::has_avx2() {
+            return false;
+        }
+        let threads = rayon::current_num_threads().clamp(1, 15) as u32;
+        let part = |t: u32| {
+            EXPONENTS
+                .filter(|e| e % threads == t)
+                // SAFETY: AVX2 was checked at run time just above, the
+                // requirement of the `target_feature` function.
+                .all(|exp| unsafe { native_is_reference_avx2(exp) })
+        };
+        std::thread::scope(|s| {
+            let others: Vec<_> = (1..threads).map(|t| s.spawn(move || part(t))).collect();
+            let mine = part(0);
+            others
+                .into_iter()
+                .fold(mine, |all, h| h.join().unwrap_or(false) && all)
+        })
     })
 }
 
-/// The exhaustive comparison of [`native_rcp_is_reference_for_sigmoid`]:
-/// for each exponent and each top-12-bit mantissa, the reference result is
-/// one value, compared with `rcpps` of all 2^11 inputs that share them,
-/// eight at a time.
+/// The exhaustive comparison of [`native_rcp_is_reference_for_sigmoid`]
+/// for the inputs of exponent field `exp`: for each top-12-bit mantissa,
+/// the reference result is one value, compared with `rcpps` of all 2^11
+/// inputs that share it, eight at a time.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2")]
-unsafe fn native_is_reference_avx2() -> bool {
+unsafe fn native_is_reference_avx2(exp: u32) -> bool {
     use core::arch::x86_64::*;
     let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    // Exponent fields 127..=141: [1, 32768).
-    for exp in 127u32..=141 {
-        for key in 0u32..4096 {
-            let first = exp << 23 | key << 11;
-            let want = _mm256_set1_epi32(rcp_reference(f32::from_bits(first)).to_bits() as i32);
-            let mut same = _mm256_set1_epi32(-1);
-            for low in (0u32..1 << 11).step_by(8) {
-                let x = _mm256_add_epi32(_mm256_set1_epi32((first | low) as i32), lanes);
-                let got = _mm256_castps_si256(_mm256_rcp_ps(_mm256_castsi256_ps(x)));
-                same = _mm256_and_si256(same, _mm256_cmpeq_epi32(want, got));
-            }
-            if _mm256_movemask_epi8(same) != -1 {
-                return false;
-            }
+    for key in 0u32..4096 {
+        let first = exp << 23 | key << 11;
+        let want = _mm256_set1_epi32(rcp_reference(f32::from_bits(first)).to_bits() as i32);
+        let mut same = _mm256_set1_epi32(-1);
+        for low in (0u32..1 << 11).step_by(8) {
+            let x = _mm256_add_epi32(_mm256_set1_epi32((first | low) as i32), lanes);
+            let got = _mm256_castps_si256(_mm256_rcp_ps(_mm256_castsi256_ps(x)));
+            same = _mm256_and_si256(same, _mm256_cmpeq_epi32(want, got));
+        }
+        if _mm256_movemask_epi8(same) != -1 {
+            return false;
         }
     }
     true

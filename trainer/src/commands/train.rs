@@ -301,10 +301,15 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let records = records(args)?;
     let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
     let mut eval = args.evaluator.build()?;
+    // The run's fingerprint: its files hashed side by side.
+    let ((db_md5, weights_md5), evaluator) = rayon::join(
+        || rayon::join(|| file_md5(&args.db), || file_md5(&weights)),
+        || EvaluatorId::of(&eval),
+    );
     let start = SupervisedCheckpoint {
-        db_md5: file_md5(&args.db)?,
-        weights_md5: file_md5(&weights)?,
-        evaluator: EvaluatorId::of(&eval)?,
+        db_md5: db_md5?,
+        weights_md5: weights_md5?,
+        evaluator: evaluator?,
         class: args.class.name().into(),
         schedule: schedule.clone(),
         state: ScheduleState::start(&schedule),
