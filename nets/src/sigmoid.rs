@@ -137,6 +137,54 @@ pub fn sigmoid(x: f32) -> f32 {
     }
 }
 
+/// [`sigmoid`] of `beta·v` for each value `v` of `values` eight at a time,
+/// in place, for the whole groups of eight; returns how many it did. Both
+/// branches are computed and the sign bit picks one: the same operations on
+/// each lane as the scalar form (`−10·x` is exactly `10·|x|`), so the same
+/// bits, NaN and ±0 included.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code, unused_unsafe)]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn scaled_sigmoids_avx2(values: &mut [f32], beta: f32) -> usize {
+    use core::arch::x86_64::*;
+    let beta = _mm256_set1_ps(beta);
+    let (one, ten) = (_mm256_set1_ps(1.0), _mm256_set1_ps(10.0));
+    let abs = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX));
+    let high = _mm256_set1_ps(1.0 / SATURATED_DENOMINATOR);
+    let low = _mm256_set1_ps(SATURATED_NUMERATOR / SATURATED_DENOMINATOR);
+    let mut chunks = values.chunks_exact_mut(8);
+    let mut done = 0;
+    for c in &mut chunks {
+        // SAFETY: `c` holds exactly 8 f32s; unaligned load.
+        let x = _mm256_mul_ps(unsafe { _mm256_loadu_ps(c.as_ptr()) }, beta);
+        let ax = _mm256_and_ps(x, abs);
+        // |x| < 10 (false for NaN): the table's range on either side.
+        let inside = _mm256_cmp_ps::<_CMP_LT_OQ>(ax, ten);
+        let x1 = _mm256_mul_ps(ax, ten);
+        // Lanes outside the range take index 0 (their result is replaced).
+        let i = _mm256_and_si256(_mm256_cvttps_epi32(x1), _mm256_castps_si256(inside));
+        // SAFETY: 0 ≤ i < 100 where `inside` (x1 < 100), else 0; TABLE has
+        // 101 entries.
+        let e = unsafe { _mm256_i32gather_ps::<4>(TABLE.as_ptr(), i) };
+        let n = _mm256_add_ps(
+            _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(10), i)),
+            x1,
+        );
+        let r = _mm256_div_ps(one, _mm256_add_ps(one, _mm256_mul_ps(e, n)));
+        let positive = _mm256_blendv_ps(high, r, inside);
+        let negative = _mm256_blendv_ps(low, _mm256_sub_ps(one, r), inside);
+        // The sign bit picks the branch, as `is_sign_negative` does.
+        let y = _mm256_blendv_ps(positive, negative, x);
+        // SAFETY: as the load.
+        unsafe { _mm256_storeu_ps(c.as_mut_ptr(), y) };
+        done += 8;
+    }
+    done
+}
+
 /// The denominator `1 + E[i]·((x1 − i) + 10)` of the SIMD hidden-layer
 /// sigmoid for `x = β·h` (docs/formats.md#forward-pass), with `x1 = min(|x|, 10)·10`.
 #[inline(always)]
@@ -160,6 +208,36 @@ pub fn simd_select(x: f32, c: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn eight_scaled_sigmoids_are_the_scalar_ones() {
+        if !crate::cpu::has_avx2() {
+            eprintln!("NOTE: AVX2 not in use (CPU or BGKIT_SIMD); nothing to compare");
+            return;
+        }
+        let mut values: Vec<f32> = (0..300_000).map(|k| k as f32 / 1000.0 - 150.0).collect();
+        values.extend([0.0, -0.0, 10.0, -10.0, 9.999_999, -9.999_999, 1e30, -1e30]);
+        values.extend([
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            1e-40,
+            -1e-40,
+        ]);
+        for beta in [-1.0f32, -0.7, 1.0] {
+            let want: Vec<f32> = values.iter().map(|&v| sigmoid(beta * v)).collect();
+            let mut got = values.clone();
+            // SAFETY: AVX2 was detected above.
+            #[allow(unsafe_code)]
+            let done = unsafe { scaled_sigmoids_avx2(&mut got, beta) };
+            assert!(done + 8 > values.len());
+            for (k, (w, g)) in want.iter().zip(&got).enumerate().take(done) {
+                assert_eq!(w.to_bits(), g.to_bits(), "value {} beta {beta}", values[k]);
+            }
+        }
+    }
 
     #[test]
     fn table_matches_definition() {
