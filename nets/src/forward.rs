@@ -499,11 +499,19 @@ mod avx2 {
         use crate::approx_reciprocal::rcp8_reference_avx2;
         use crate::sigmoid::TABLE;
         use core::arch::x86_64::*;
-        let mut padded = [0f32; 128];
-        padded[..TABLE.len()].copy_from_slice(&TABLE);
-        // SAFETY: `padded` holds 128 floats, eight registers' worth.
+        /// The table padded to eight registers.
+        static PADDED: [f32; 128] = {
+            let mut t = [0f32; 128];
+            let mut k = 0;
+            while k < TABLE.len() {
+                t[k] = TABLE[k];
+                k += 1;
+            }
+            t
+        };
+        // SAFETY: `PADDED` holds 128 floats, eight registers' worth.
         let t: [__m512; 8] =
-            std::array::from_fn(|k| unsafe { _mm512_loadu_ps(padded[16 * k..].as_ptr()) });
+            std::array::from_fn(|k| unsafe { _mm512_loadu_ps(PADDED[16 * k..].as_ptr()) });
         let beta = _mm512_set1_ps(net.beta_hidden());
         let (one, ten) = (_mm512_set1_ps(1.0), _mm512_set1_ps(10.0));
         let one8 = _mm256_set1_ps(1.0);
