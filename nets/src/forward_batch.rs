@@ -88,7 +88,7 @@ pub(crate) fn forward_base_boards(
     let hidden = grown(hidden, count * padded);
     #[cfg(target_arch = "x86_64")]
     {
-        avx2::accumulate_base_boards(net, boards, which, hidden, simd.uses_avx512());
+        avx2::accumulate_base_boards(net, boards, which, hidden);
         avx2::finish(net, hidden, count, out, arith);
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -346,7 +346,6 @@ mod avx2 {
         boards: &[board::Board],
         which: &[usize],
         hs: &mut [f32],
-        wide: bool,
     ) {
         use crate::inputs::{base_nonzero, MAX_BASE_NONZERO};
         const ROOM: usize = MAX_BASE_NONZERO + 4;
@@ -367,19 +366,7 @@ mod avx2 {
             let out = &mut hs[start * padded..(start + group.len()) * padded];
             // SAFETY: `forward_base_boards` asserted `batch_available`, i.e.
             // that this CPU has AVX2 (checked at run time), the only
-            // requirement of the `target_feature` function; `wide` only
-            // where it has AVX-512F (`Simd::uses_avx512`).
-            if wide {
-                unsafe {
-                    match group.len() {
-                        4 => list_sums_512::<4>(net, &rows, &xs, longest, out),
-                        3 => list_sums_512::<3>(net, &rows, &xs, longest, out),
-                        2 => list_sums_512::<2>(net, &rows, &xs, longest, out),
-                        _ => list_sums_512::<1>(net, &rows, &xs, longest, out),
-                    }
-                }
-                continue;
-            }
+            // requirement of the `target_feature` function.
             unsafe {
                 match group.len() {
                     4 => list_sums::<4>(net, &rows, &xs, longest, out),
@@ -434,47 +421,6 @@ mod avx2 {
                 let dst = &mut out[at..at + BLOCK_UNITS];
                 _mm256_storeu_ps(dst.as_mut_ptr(), a[0]);
                 _mm256_storeu_ps(dst[8..].as_mut_ptr(), a[1]);
-            }
-        }
-    }
-
-    /// [`list_sums`] with AVX-512F: a block's 16 sums of a vector in one
-    /// register (a pruning net's 5 units and their padding in one), the
-    /// same multiply and add per unit.
-    #[allow(unsafe_code)]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn list_sums_512<const G: usize>(
-        net: &Net,
-        rows: &[[u16; crate::inputs::MAX_BASE_NONZERO + 4]; GROUP],
-        xs: &[[f32; crate::inputs::MAX_BASE_NONZERO + 4]; GROUP],
-        len: usize,
-        out: &mut [f32],
-    ) {
-        use std::arch::x86_64::*;
-        let (n_in, padded) = (net.inputs(), net.padded_hidden());
-        let blocked = net.blocked_hidden_weights();
-        assert!(G <= GROUP && out.len() == G * padded && len <= rows[0].len());
-        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
-        assert!(rows[..G]
-            .iter()
-            .all(|r| r[..len].iter().all(|&i| usize::from(i) < n_in)));
-        for b in 0..padded / BLOCK_UNITS {
-            let bias = block_bias(net, b);
-            // SAFETY: as in `list_sums` (the same lengths and rows,
-            // asserted above); unaligned 16-float loads and stores.
-            let init = _mm512_loadu_ps(bias.as_ptr());
-            let mut acc: [__m512; G] = [init; G];
-            let block = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            for k in 0..len {
-                for (c, a) in acc.iter_mut().enumerate() {
-                    let row = block.add(usize::from(rows[c][k]) * BLOCK_UNITS);
-                    let xc = _mm512_set1_ps(xs[c][k]);
-                    *a = _mm512_add_ps(*a, _mm512_mul_ps(_mm512_loadu_ps(row), xc));
-                }
-            }
-            for (c, a) in acc.iter().enumerate() {
-                let at = c * padded + b * BLOCK_UNITS;
-                _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a);
             }
         }
     }
