@@ -132,7 +132,7 @@ fn finish(
 }
 
 /// The output sigmoid `sigmoid(beta·v)` of every value of `out`, in place:
-/// eight values at a time with AVX2 ([`crate::sigmoid::sigmoid8_avx2`],
+/// eight values at a time with AVX2 ([`crate::sigmoid::scaled_sigmoids_avx2`],
 /// the same bits), the rest one by one.
 #[inline(always)]
 fn output_sigmoid(out: &mut [[f32; 5]], beta: f32) {
