@@ -113,6 +113,17 @@ pub fn has_avx512() -> bool {
     level() >= Level::Avx512
 }
 
+/// For tests that compare an AVX2 path with its scalar twin: true if AVX2
+/// is in use, else says so on stderr (nothing to compare).
+#[cfg(test)]
+pub(crate) fn avx2_to_compare() -> bool {
+    let on = has_avx2();
+    if !on {
+        eprintln!("NOTE: AVX2 not in use (CPU or BGKIT_SIMD); nothing to compare");
+    }
+    on
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

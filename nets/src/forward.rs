@@ -573,8 +573,7 @@ mod avx2 {
         #[test]
         #[allow(unsafe_code)]
         fn vector_sigmoids_match_the_scalar_one() {
-            if !crate::cpu::has_avx2() {
-                eprintln!("NOTE: AVX2 not in use (CPU or BGKIT_SIMD); nothing to compare");
+            if !crate::cpu::avx2_to_compare() {
                 return;
             }
             let shape = NetShape {
