@@ -18,7 +18,9 @@ use trainer::provenance::{NTrained, Parent, Provenance};
 use trainer::supervised::checkpoint::SupervisedCheckpoint;
 use trainer::supervised::pareto::{ParetoFront, SaveName};
 use trainer::supervised::run::{Length, SupervisedEnd, SupervisedHooks, SupervisedTrainer};
-use trainer::supervised::{training_records, Decay, Optimizer, Schedule, ScheduleState};
+use trainer::supervised::{
+    training_records, Decay, Optimizer, Schedule, ScheduleState, TrainingSet,
+};
 
 /// Arguments of `trainer train`.
 #[derive(Args, Debug)]
@@ -301,10 +303,23 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
     let records = records(args)?;
     let weights = trainer::defaults::weights(args.evaluator.weights.as_deref())?;
     let mut eval = args.evaluator.build()?;
-    // The run's fingerprint: its files hashed side by side.
-    let ((db_md5, weights_md5), evaluator) = rayon::join(
-        || rayon::join(|| file_md5(&args.db), || file_md5(&weights)),
-        || EvaluatorId::of(&eval),
+    // The run's fingerprint (its files hashed side by side) while the
+    // positions' boards are decoded and their inputs computed: the largest
+    // file's MD5 is one serial stream, the rest keeps the other threads busy.
+    let (set, ((db_md5, weights_md5), evaluator)) = rayon::join(
+        || {
+            let mut set = TrainingSet::new(records);
+            if !args.recompute_inputs {
+                set.keep_inputs(&eval, &schedule);
+            }
+            set
+        },
+        || {
+            rayon::join(
+                || rayon::join(|| file_md5(&args.db), || file_md5(&weights)),
+                || EvaluatorId::of(&eval),
+            )
+        },
     );
     let start = SupervisedCheckpoint {
         db_md5: db_md5?,
@@ -337,10 +352,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         stop,
         bar: Progress::new("trainer train", "epochs", total.max(1), args.run.quiet),
     };
-    let mut trainer = SupervisedTrainer::new(eval, records, schedule, state, curve, adam);
-    if !args.recompute_inputs {
-        trainer.keep_inputs();
-    }
+    let mut trainer = SupervisedTrainer::new(eval, set, schedule, state, curve, adam);
     let end = trainer.run(length, &mut files)?;
     files.bar.finish();
     let s = trainer.state();

@@ -294,9 +294,13 @@ impl TrainingSet {
     /// board classifies as that class, so that the gradient (which uses
     /// the record's class) and the error pass (which evaluates the board
     /// as it classifies) read the same vectors they would compute. Returns
-    /// whether the inputs are kept.
-    pub fn keep_inputs(&mut self, eval: &Evaluator) -> bool {
+    /// whether the inputs are kept. A pruning net's are not (`schedule`'s
+    /// `prune`): its base inputs are cheap to encode again.
+    pub fn keep_inputs(&mut self, eval: &Evaluator, schedule: &Schedule) -> bool {
         use rayon::prelude::*;
+        if schedule.prune {
+            return false;
+        }
         let Some(class) = self.records.first().map(Record::class) else {
             return false;
         };

@@ -82,21 +82,21 @@ pub struct SupervisedTrainer {
 }
 
 impl SupervisedTrainer {
-    /// A run at `state` with the `curve` so far ([`ScheduleState::start`]
-    /// and no curve for a fresh run) and, for Adam, the optimizer's state
-    /// (`None`: fresh moments).
+    /// A run on `set` at `state` with the `curve` so far
+    /// ([`ScheduleState::start`] and no curve for a fresh run) and, for
+    /// Adam, the optimizer's state (`None`: fresh moments).
     pub fn new(
         eval: Evaluator,
-        records: Vec<Record>,
+        set: TrainingSet,
         schedule: Schedule,
         state: ScheduleState,
         curve: Vec<CurvePoint>,
         adam: Option<Adam>,
     ) -> SupervisedTrainer {
-        let order = permutation(schedule.seed, state.shuffles - 1, records.len());
+        let order = permutation(schedule.seed, state.shuffles - 1, set.records().len());
         let mut trainer = SupervisedTrainer {
             eval,
-            set: TrainingSet::new(records),
+            set,
             schedule,
             state,
             curve,
@@ -113,12 +113,6 @@ impl SupervisedTrainer {
     /// Adam's state (`None` for gnubg-nn's update).
     pub fn adam(&self) -> Option<&Adam> {
         self.adam.as_ref()
-    }
-
-    /// Keeps the training positions' net inputs in memory (not for a
-    /// pruning net, whose base inputs are cheap): [`TrainingSet::keep_inputs`].
-    pub fn keep_inputs(&mut self) -> bool {
-        !self.schedule.prune && self.set.keep_inputs(&self.eval)
     }
 
     /// The evaluator with the current weights.
