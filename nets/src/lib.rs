@@ -57,6 +57,6 @@ pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES}
 pub use net::{Net, NetKind, NetShape, Nets, Parameters};
 pub use optimizer::{Adam, Gradient};
 pub use plied::{FILTER_EQUITY, FILTER_MOVES, MAX_PLIES};
-pub use train::{accumulate_gradient, train_net, train_net_deferred, TrainScratch};
+pub use train::{accumulate_gradient, train_net, train_net_deferred, Loss, TrainScratch};
 
 pub use board::{Probabilities, NUM_OUTPUTS};

@@ -1,6 +1,7 @@
 //! The backward pass: one-sample gradient descent on ½Σ(t − y)², the update
 //! rule of gnubg's former `train td` and of gnubg-nn's trainer
-//! (docs/formats.md#training-update).
+//! (docs/formats.md#training-update), or on the outputs' cross-entropy
+//! ([`Loss`]), with an optional equity term.
 
 use crate::arith::Arithmetic;
 use crate::classify::Class;
@@ -12,13 +13,28 @@ use crate::sanity::sanity_check;
 use crate::sigmoid::sigmoid;
 use board::{Board, Probabilities};
 
-/// Buffers of one training step, reused between steps, and the weight of
-/// the equity term in the loss ([`TrainScratch::with_equity_weight`]).
+/// Buffers of one training step, reused between steps, the loss and the
+/// weight of its equity term ([`TrainScratch::with_loss`]).
 #[derive(Clone, Debug, Default)]
 pub struct TrainScratch {
     hidden: Vec<f32>,
     step: Vec<f32>,
+    loss: Loss,
     equity_weight: f32,
+}
+
+/// What a step descends on for each of the five outputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Loss {
+    /// ½(t − y)²: gnubg's and gnubg-nn's, whose gradient carries the
+    /// output sigmoid's slope y·(1 − y) and so fades where an output
+    /// saturates.
+    #[default]
+    SquaredError,
+    /// −t·ln y − (1 − t)·ln(1 − y), the cross-entropy of a probability
+    /// target: through the output sigmoid its gradient is β_o·(y − t), with
+    /// no fading slope.
+    CrossEntropy,
 }
 
 /// The cubeless equity's weight on each output (win, win gammon, win
@@ -32,7 +48,14 @@ impl TrainScratch {
     /// the moves against the errors of the single outputs. μ = 0 (the
     /// default) is gnubg's loss, with its bits.
     pub fn with_equity_weight(mu: f32) -> TrainScratch {
+        TrainScratch::with_loss(Loss::SquaredError, mu)
+    }
+
+    /// Steps on `loss` over the five outputs plus the equity term
+    /// ½μ(E(t) − E(y))² of [`TrainScratch::with_equity_weight`].
+    pub fn with_loss(loss: Loss, mu: f32) -> TrainScratch {
         TrainScratch {
+            loss,
             equity_weight: mu,
             ..TrainScratch::default()
         }
@@ -187,18 +210,28 @@ fn backprop(
         *v = sigmoid(-beta_o * *v);
     }
     let mu = scratch.equity_weight;
-    let delta_o: [f32; board::NUM_OUTPUTS] = if mu == 0.0 {
-        std::array::from_fn(|k| (target[k] - y[k]) * beta_o * y[k] * (1.0 - y[k]))
-    } else {
-        let equity_error: f32 = (0..board::NUM_OUTPUTS)
+    let equity_error = || -> f32 {
+        (0..board::NUM_OUTPUTS)
             .map(|k| EQUITY_COEFFICIENTS[k] * (target[k] - y[k]))
-            .sum();
-        std::array::from_fn(|k| {
-            (target[k] - y[k] + mu * EQUITY_COEFFICIENTS[k] * equity_error)
-                * beta_o
-                * y[k]
-                * (1.0 - y[k])
-        })
+            .sum()
+    };
+    let delta_o: [f32; board::NUM_OUTPUTS] = match (scratch.loss, mu == 0.0) {
+        (Loss::SquaredError, true) => {
+            std::array::from_fn(|k| (target[k] - y[k]) * beta_o * y[k] * (1.0 - y[k]))
+        }
+        (Loss::SquaredError, false) => {
+            let e = equity_error();
+            std::array::from_fn(|k| {
+                (target[k] - y[k] + mu * EQUITY_COEFFICIENTS[k] * e) * beta_o * y[k] * (1.0 - y[k])
+            })
+        }
+        (Loss::CrossEntropy, true) => std::array::from_fn(|k| (target[k] - y[k]) * beta_o),
+        (Loss::CrossEntropy, false) => {
+            let e = equity_error();
+            std::array::from_fn(|k| {
+                (target[k] - y[k] + mu * EQUITY_COEFFICIENTS[k] * e * y[k] * (1.0 - y[k])) * beta_o
+            })
+        }
     };
     let beta_h = net.beta_hidden();
     let w_output = net.output_weights();
@@ -472,11 +505,58 @@ pub(crate) mod tests {
 
     /// The step matches the gradient of ½Σ(t − y)² taken numerically (with
     /// the smooth reference sigmoid the table approximates), and with an
-    /// equity term ½μ(E(t) − E(y))² that of the whole loss.
+    /// equity term ½μ(E(t) − E(y))² that of the whole loss; the same for
+    /// the outputs' cross-entropy.
     #[test]
     fn step_is_the_gradient() {
-        for mu in [0.0, 0.5, 3.0] {
-            step_is_the_gradient_of(mu);
+        for loss in [Loss::SquaredError, Loss::CrossEntropy] {
+            for mu in [0.0, 0.5, 3.0] {
+                step_is_the_gradient_of(loss, mu);
+            }
+        }
+    }
+
+    /// The cross-entropy's step differs from the squared error's, and most
+    /// where an output saturates: there the squared error's gradient fades
+    /// with the sigmoid's slope and the cross-entropy's does not.
+    #[test]
+    fn cross_entropy_steps_harder_on_a_saturated_output() {
+        let net = small_net();
+        let x = [1.0, 0.0, 0.5, 1.0, 0.0, 0.25];
+        let mut probe = net.clone();
+        let y = train_net(
+            &mut probe,
+            &x,
+            &[0.5; 5],
+            0.0,
+            Arithmetic::Ieee,
+            Simd::Auto,
+            &mut TrainScratch::default(),
+        );
+        // Targets far from the outputs: the output thresholds' steps.
+        let t: Probabilities = std::array::from_fn(|k| if y[k] > 0.5 { 0.0 } else { 1.0 });
+        let step = |loss| {
+            let mut n = net.clone();
+            let mut s = TrainScratch::with_loss(loss, 0.0);
+            train_net(&mut n, &x, &t, 0.01, Arithmetic::Ieee, Simd::Auto, &mut s);
+            let before = net.output_thresholds();
+            let after = n.output_thresholds().to_vec();
+            (0..5)
+                .map(|k| f64::from(after[k] - before[k]))
+                .collect::<Vec<_>>()
+        };
+        let (se, ce) = (step(Loss::SquaredError), step(Loss::CrossEntropy));
+        for k in 0..5 {
+            let slope = f64::from(y[k]) * (1.0 - f64::from(y[k]));
+            // The same direction; the cross-entropy's step is 1 / (y·(1 − y))
+            // times the squared error's (at least 4 times).
+            assert!(se[k] * ce[k] > 0.0, "output {k}: {} {}", se[k], ce[k]);
+            let ratio = ce[k] / se[k];
+            assert!(
+                (ratio * slope - 1.0).abs() < 1e-3 && ratio >= 4.0,
+                "output {k}: ratio {ratio}, y {}",
+                y[k]
+            );
         }
     }
 
@@ -515,13 +595,13 @@ pub(crate) mod tests {
         );
     }
 
-    fn step_is_the_gradient_of(mu: f32) {
+    fn step_is_the_gradient_of(kind: Loss, mu: f32) {
         let net = small_net();
         let x = [1.0, 0.0, 0.5, 1.0, 0.0, 0.25];
         let t = [0.9, 0.3, 0.05, 0.1, 0.01];
         let alpha = 1e-3;
         let mut trained = net.clone();
-        let mut s = TrainScratch::with_equity_weight(mu);
+        let mut s = TrainScratch::with_loss(kind, mu);
         train_net(
             &mut trained,
             &x,
@@ -561,7 +641,13 @@ pub(crate) mod tests {
                 .map(|k| f64::from(EQUITY_COEFFICIENTS[k]) * (f64::from(t[k]) - y[k]))
                 .sum();
             (0..5)
-                .map(|k| 0.5 * (f64::from(t[k]) - y[k]).powi(2))
+                .map(|k| {
+                    let t = f64::from(t[k]);
+                    match kind {
+                        Loss::SquaredError => 0.5 * (t - y[k]).powi(2),
+                        Loss::CrossEntropy => -t * y[k].ln() - (1.0 - t) * (1.0 - y[k]).ln(),
+                    }
+                })
                 .sum::<f64>()
                 + 0.5 * f64::from(mu) * equity_error.powi(2)
         };
@@ -595,7 +681,7 @@ pub(crate) mod tests {
             let expected = -f64::from(alpha) * grad;
             assert!(
                 (step - expected).abs() <= 0.05 * expected.abs() + 2e-8,
-                "μ {mu}, parameter {which}/{index}: step {step}, −α·gradient {expected}"
+                "{kind:?}, μ {mu}, parameter {which}/{index}: step {step}, −α·gradient {expected}"
             );
         }
     }

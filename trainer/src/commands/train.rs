@@ -82,6 +82,11 @@ pub struct TrainArgs {
         allow_negative_numbers = true
     )]
     equity_weight: f32,
+    /// The loss on each of the five outputs: gnubg-nn's squared error, or
+    /// the cross-entropy of a probability target, whose gradient does not
+    /// fade where an output's sigmoid saturates.
+    #[arg(long, value_enum, default_value_t = LossArg::SquaredError)]
+    loss: LossArg,
     /// Seed of the permutations.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -105,6 +110,15 @@ enum DecayArg {
     /// α falls along half a cosine from --alpha-start to --alpha-low over
     /// --epochs, with a new permutation every epoch.
     Cosine,
+}
+
+/// `--loss`.
+#[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
+enum LossArg {
+    /// ½(t − y)² per output (gnubg-nn's).
+    SquaredError,
+    /// −t·ln y − (1 − t)·ln(1 − y) per output.
+    CrossEntropy,
 }
 
 /// `--optimizer`.
@@ -161,6 +175,7 @@ impl TrainArgs {
             .map_err(|why| anyhow::anyhow!("--equity-weight {why}"))?;
         let schedule = Schedule {
             equity_weight: self.equity_weight,
+            cross_entropy: self.loss == LossArg::CrossEntropy,
             alpha_start: self.alpha_start,
             alpha_low: self.alpha_low,
             ignore_bg: self.ignore_bg,

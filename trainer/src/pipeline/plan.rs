@@ -206,6 +206,21 @@ pub struct TrainPlan {
     /// Weight of the equity term of the loss (`trainer train --equity-weight`).
     #[serde(default)]
     pub equity_weight: f32,
+    /// The outputs' loss (`trainer train --loss`): `"squared-error"` (the
+    /// default) or `"cross-entropy"`.
+    #[serde(default)]
+    pub loss: Loss,
+}
+
+/// A net's loss on its outputs (`trainer train --loss`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Loss {
+    /// gnubg-nn's squared error.
+    #[default]
+    SquaredError,
+    /// The cross-entropy of the probability targets.
+    CrossEntropy,
 }
 
 fn sgd() -> Optimizer {
@@ -234,6 +249,7 @@ fn default_prune_train() -> TrainPlan {
         batch: default_batch(),
         weight_decay: 0.0,
         equity_weight: 0.0,
+        loss: Loss::SquaredError,
     }
 }
 fn default_hidden() -> usize {

@@ -448,6 +448,9 @@ impl Plan {
         if t.equity_weight != 0.0 {
             a.extend(args(["--equity-weight", &t.equity_weight.to_string()]));
         }
+        if t.loss == crate::pipeline::plan::Loss::CrossEntropy {
+            a.extend(args(["--loss", "cross-entropy"]));
+        }
         if prune {
             a.push("--prune".into());
         }

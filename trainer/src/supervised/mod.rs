@@ -80,6 +80,27 @@ pub struct Schedule {
     /// fingerprints they had.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub equity_weight: f32,
+    /// Descend on the outputs' cross-entropy instead of ½Σ(t − y)²
+    /// ([`nets::Loss::CrossEntropy`]). Absent from the settings' JSON when
+    /// false, so runs without it keep the fingerprints they had.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cross_entropy: bool,
+}
+
+fn is_false(x: &bool) -> bool {
+    !*x
+}
+
+impl Schedule {
+    /// The buffers of a training step with this schedule's loss.
+    pub fn train_scratch(&self) -> TrainScratch {
+        let loss = if self.cross_entropy {
+            nets::Loss::CrossEntropy
+        } else {
+            nets::Loss::SquaredError
+        };
+        TrainScratch::with_loss(loss, self.equity_weight)
+    }
 }
 
 /// How positions move the weights.
@@ -155,6 +176,7 @@ impl Default for Schedule {
             decay: Decay::Gnubg,
             optimizer: Optimizer::Sgd,
             equity_weight: 0.0,
+            cross_entropy: false,
         }
     }
 }
@@ -383,7 +405,7 @@ pub fn train_epoch(
     schedule: &Schedule,
 ) {
     let mut scratch = eval.scratch();
-    let mut train = TrainScratch::with_equity_weight(schedule.equity_weight);
+    let mut train = schedule.train_scratch();
     let mut inputs = vec![0f32; nets::inputs::MAX_INPUTS];
     for &k in order {
         let Some((r, board)) = set.get(k as usize) else {
@@ -444,7 +466,7 @@ pub fn train_epoch_adam(
                 || {
                     (
                         shared.scratch(),
-                        TrainScratch::with_equity_weight(schedule.equity_weight),
+                        schedule.train_scratch(),
                         vec![0f32; nets::inputs::MAX_INPUTS],
                     )
                 },
