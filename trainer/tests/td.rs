@@ -31,20 +31,26 @@ fn td_from_gnubg(out: &Path, extra: &[&str]) -> Output {
 fn same_seed_and_batch_give_the_same_bytes_whatever_the_threads() {
     let dir = tempdir("bgkit-td.");
     let a = dir.path().join("a.wd");
-    let b = dir.path().join("b.wd");
     let c = dir.path().join("c.wd");
     let common = ["--games", "96", "--batch-games", "8", "--seed", "5"];
-    for (out, threads) in [(&a, "1"), (&b, "2")] {
+    // One thread plays a batch and then trains it; more threads train
+    // each game in order as soon as it is played (more threads than
+    // cores, too, to vary the interleavings).
+    for threads in ["1", "2", "3", "5"] {
+        let out = dir.path().join(format!("t{threads}.wd"));
         let mut args = common.to_vec();
         args.extend(["--threads", threads]);
-        assert_success(&td_from_gnubg(out, &args), "td");
+        assert_success(&td_from_gnubg(&out, &args), "td");
+        if threads == "1" {
+            std::fs::copy(&out, &a).unwrap();
+        }
+        assert_eq!(
+            std::fs::read(&a).unwrap(),
+            std::fs::read(&out).unwrap(),
+            "{threads} threads changed the weights"
+        );
     }
     let wa = std::fs::read(&a).unwrap();
-    assert_eq!(
-        wa,
-        std::fs::read(&b).unwrap(),
-        "threads changed the weights"
-    );
     assert_ne!(wa, std::fs::read(GNUBG_WD).unwrap(), "nothing was trained");
     let mut args = common.to_vec();
     args[5] = "6";
@@ -52,14 +58,14 @@ fn same_seed_and_batch_give_the_same_bytes_whatever_the_threads() {
     assert_ne!(wa, std::fs::read(&c).unwrap(), "the seed changed nothing");
     // Provenance beside the weights.
     let p: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.wd.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("t1.wd.json")).unwrap())
             .unwrap();
     assert_eq!(p["games"], 96);
     assert_eq!(p["seed"], 5);
     assert!(p["n_trained"]["contact"].as_u64().unwrap() > 96 * 10);
     assert_eq!(p["parent"]["md5"].as_str().unwrap().len(), 32);
     assert!(
-        !dir.path().join("a.wd.ckpt").exists(),
+        !dir.path().join("t1.wd.ckpt").exists(),
         "checkpoint removed at the end"
     );
 }

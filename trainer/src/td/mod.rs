@@ -13,6 +13,8 @@ use board::{invert, Board, Dice, Probabilities};
 use nets::{train_net_deferred, Class, Evaluator, NetKind, Nets, Scratch, TrainScratch};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The settings that determine a run's result (with the starting weights
 /// and the number of games).
@@ -257,6 +259,63 @@ impl PlayedBatch {
     }
 }
 
+/// The step's settings that every net shares: α0 and its annealing, the
+/// arithmetic and the vector code.
+#[derive(Clone, Copy)]
+struct StepRule {
+    alpha: f32,
+    anneal: f32,
+    arith: nets::Arithmetic,
+    simd: nets::Simd,
+}
+
+/// One trained net with its counter of steps and its step buffers.
+struct NetLearner<'a> {
+    kind: NetKind,
+    net: &'a mut nets::Net,
+    trained: &'a mut u64,
+    scratch: &'a mut TrainScratch,
+}
+
+impl<'a> NetLearner<'a> {
+    fn new(
+        kind: NetKind,
+        net: &'a mut nets::Net,
+        trained: &'a mut u64,
+        scratch: &'a mut TrainScratch,
+    ) -> NetLearner<'a> {
+        NetLearner {
+            kind,
+            net,
+            trained,
+            scratch,
+        }
+    }
+
+    /// Steps the net on its positions of `game`, in order, each with the
+    /// rate annealed by the steps before it (its blocked copy left stale).
+    fn learn(&mut self, game: &PreparedGame, rule: StepRule) {
+        for (k, step) in game.steps.iter().enumerate() {
+            if step.kind != self.kind {
+                continue;
+            }
+            let at = k * game.stride;
+            let inputs = &game.inputs[at..at + self.kind.inputs()];
+            let rate = annealed_alpha(rule.alpha, rule.anneal, *self.trained);
+            train_net_deferred(
+                self.net,
+                inputs,
+                &step.target,
+                rate,
+                rule.arith,
+                rule.simd,
+                self.scratch,
+            );
+            *self.trained += 1;
+        }
+    }
+}
+
 /// The dice tag of training games.
 const TRAIN_TAG: u32 = 0x7D;
 /// The dice seed of learning-curve matches (the same dice at every point,
@@ -470,11 +529,89 @@ impl TdTrainer {
     }
 
     /// Games `first..first + count` played in parallel against the current
-    /// weights, then trained in game order.
+    /// weights, then trained in game order. On more than one thread the
+    /// training overlaps the playing: a copy of the weights plays, and
+    /// whichever thread finds the next game in order finished (and no other
+    /// thread training) trains it, else plays the next unplayed game. Each
+    /// net takes the same steps in the same order as [`Self::learn`] after
+    /// the whole batch, so the weights are the same bits on any number of
+    /// threads; only the idle time at the end of a batch goes.
     fn train_batch(&mut self, first: u64, count: u64) {
         let (seed, lambda) = (self.settings.seed, self.settings.lambda);
-        let games = play_batch(&self.eval, seed, lambda, first, count);
-        self.learn(&games);
+        let threads = rayon::current_num_threads();
+        if threads == 1 || count == 1 {
+            let games = play_batch(&self.eval, seed, lambda, first, count);
+            self.learn(&games);
+            return;
+        }
+        let player = self.eval.clone();
+        let rule = self.step_rule();
+        let n = usize::try_from(count).expect("a batch fits in memory");
+        let slots: Vec<OnceLock<PreparedGame>> = (0..n).map(|_| OnceLock::new()).collect();
+        let next_to_play = AtomicUsize::new(0);
+        // The learners and the next game in order to train.
+        let learner = Mutex::new((self.learners(), 0usize));
+        let train_ready = |state: &mut ([NetLearner<'_>; 3], usize)| {
+            let (learners, next) = state;
+            while let Some(game) = slots.get(*next).and_then(OnceLock::get) {
+                for l in learners.iter_mut() {
+                    l.learn(game, rule);
+                }
+                *next += 1;
+            }
+        };
+        let lock = || learner.lock().unwrap_or_else(PoisonError::into_inner);
+        rayon::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|_| {
+                    let mut s = player.scratch();
+                    loop {
+                        if let Ok(mut state) = learner.try_lock() {
+                            train_ready(&mut state);
+                        }
+                        let k = next_to_play.fetch_add(1, Ordering::Relaxed);
+                        if k >= n {
+                            // Every game is claimed: train what is finished. A
+                            // game still being played is trained by its player
+                            // here, after it finishes.
+                            train_ready(&mut lock());
+                            return;
+                        }
+                        let samples =
+                            play_training_game(&player, seed, first + k as u64, lambda, &mut s);
+                        let game = PreparedGame::new(&player, &samples);
+                        assert!(slots[k].set(game).is_ok(), "game {k} is played once");
+                    }
+                });
+            }
+        });
+        let (mut learners, trained) = learner.into_inner().unwrap_or_else(PoisonError::into_inner);
+        assert_eq!(trained, n, "every game of the batch is trained");
+        for l in &mut learners {
+            l.net.refresh_blocked();
+        }
+    }
+
+    /// How each step's rate and arithmetic are chosen.
+    fn step_rule(&self) -> StepRule {
+        StepRule {
+            alpha: self.settings.alpha,
+            anneal: self.settings.anneal,
+            arith: self.eval.arithmetic(),
+            simd: self.eval.simd(),
+        }
+    }
+
+    /// The contact, race and crashed nets with their counters and buffers.
+    fn learners(&mut self) -> [NetLearner<'_>; 3] {
+        let [contact, race, crashed, ..] = self.eval.nets_mut().each_mut();
+        let [n0, n1, n2] = &mut self.progress.trained;
+        let [s0, s1, s2] = &mut self.train;
+        [
+            NetLearner::new(NetKind::Contact, contact, n0, s0),
+            NetLearner::new(NetKind::Race, race, n1, s1),
+            NetLearner::new(NetKind::Crashed, crashed, n2, s2),
+        ]
     }
 
     /// The pipelined form of [`Self::train_batch`]: the batch at `first`
@@ -526,33 +663,13 @@ impl TdTrainer {
     /// its own net). Each net's blocked copy of its weights, which only
     /// the games use, is brought up to date once at the end.
     fn learn(&mut self, games: &[PreparedGame]) {
-        let (arith, simd) = (self.eval.arithmetic(), self.eval.simd());
-        let (alpha, anneal) = (self.settings.alpha, self.settings.anneal);
-        let [contact, race, crashed, ..] = self.eval.nets_mut().each_mut();
-        let [n0, n1, n2] = &mut self.progress.trained;
-        let [s0, s1, s2] = &mut self.train;
-        let streams = [
-            (NetKind::Contact, contact, n0, s0),
-            (NetKind::Race, race, n1, s1),
-            (NetKind::Crashed, crashed, n2, s2),
-        ];
-        streams
-            .into_par_iter()
-            .for_each(|(kind, net, trained, scratch)| {
-                for game in games {
-                    for (k, step) in game.steps.iter().enumerate() {
-                        if step.kind != kind {
-                            continue;
-                        }
-                        let at = k * game.stride;
-                        let inputs = &game.inputs[at..at + kind.inputs()];
-                        let rate = annealed_alpha(alpha, anneal, *trained);
-                        train_net_deferred(net, inputs, &step.target, rate, arith, simd, scratch);
-                        *trained += 1;
-                    }
-                }
-                net.refresh_blocked();
-            });
+        let rule = self.step_rule();
+        self.learners().into_par_iter().for_each(|mut l| {
+            for game in games {
+                l.learn(game, rule);
+            }
+            l.net.refresh_blocked();
+        });
     }
 
     /// Plays the learning-curve match and records the point.
