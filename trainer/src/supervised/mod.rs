@@ -384,6 +384,18 @@ impl TrainingSet {
         Some(&x[..end])
     }
 
+    /// Asks the CPU to fetch what record `k` is trained from (its record,
+    /// board and kept inputs) while the one before it is trained: the
+    /// epochs visit the records in a random order.
+    #[inline]
+    fn prefetch(&self, k: usize) {
+        nets::cpu::prefetch(std::slice::from_ref(&self.records[k]));
+        nets::cpu::prefetch(std::slice::from_ref(&self.boards[k]));
+        if let Some(kept) = &self.inputs {
+            nets::cpu::prefetch(&kept.values[k * kept.width..(k + 1) * kept.width]);
+        }
+    }
+
     /// The records, in database order.
     pub fn records(&self) -> &[Record] {
         &self.records
@@ -407,7 +419,10 @@ pub fn train_epoch(
     let mut scratch = eval.scratch();
     let mut train = schedule.train_scratch();
     let mut inputs = vec![0f32; nets::inputs::MAX_INPUTS];
-    for &k in order {
+    for (i, &k) in order.iter().enumerate() {
+        if let Some(&next) = order.get(i + 1) {
+            set.prefetch(next as usize);
+        }
         let Some((r, board)) = set.get(k as usize) else {
             continue;
         };
@@ -472,7 +487,10 @@ pub fn train_epoch_adam(
                 },
                 |(scratch, train, x), (chunk, grad)| {
                     // `grad` is zero: new, or cleared by the last step.
-                    for &k in chunk {
+                    for (i, &k) in chunk.iter().enumerate() {
+                        if let Some(&next) = chunk.get(i + 1) {
+                            set.prefetch(next as usize);
+                        }
                         let Some((r, board)) = set.get(k as usize) else {
                             continue;
                         };
