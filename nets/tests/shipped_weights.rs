@@ -1,7 +1,9 @@
 //! The weights bgkit ships (`nets/weights/bgkit.wd`, trained by bgkit from
 //! random weights): gnubg 1.07 loads the file and evaluates with it exactly
 //! as bgkit's `--native-rcp` arithmetic does, at 0 ply and at 2 plies with
-//! its pruning nets; and its provenance record names the file's MD5.
+//! its pruning nets; and its provenance record names the file's MD5. The
+//! candidate with a contact net of 512 hidden units beside nets of 256
+//! (`nets/weights/candidates/wide1.wd`) loads and evaluates alike.
 
 mod common;
 
@@ -15,12 +17,28 @@ fn shipped() -> PathBuf {
 
 #[test]
 fn gnubg_evaluates_with_the_shipped_bgkit_weights_as_native_rcp_does() {
-    let nets = nets::weights::load(&shipped()).expect("the shipped weights load");
+    gnubg_evaluates_as_native_rcp_does(&shipped());
+}
+
+#[test]
+fn gnubg_evaluates_with_a_wider_contact_net_as_native_rcp_does() {
+    let wide = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("weights/candidates/wide1.wd");
+    let nets = nets::weights::load(&wide).expect("the candidate loads");
+    let hidden: Vec<usize> = nets::NetKind::ALL
+        .iter()
+        .map(|&k| nets.get(k).hidden())
+        .collect();
+    assert_eq!(&hidden[..3], &[512, 256, 256], "contact, race, crashed");
+    gnubg_evaluates_as_native_rcp_does(&wide);
+}
+
+fn gnubg_evaluates_as_native_rcp_does(weights: &std::path::Path) {
+    let nets = nets::weights::load(weights).expect("the weights load");
     let db = BearoffDatabases::open(&common::bearoff_paths()).unwrap();
     let ours = Evaluator::new(nets, db, Arithmetic::GnubgFastMathNative).unwrap();
     let gnubg = common::evaluator(Arithmetic::GnubgFastMathNative);
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(shipped(), dir.path().join("gnubg.wd")).unwrap();
+    std::fs::copy(weights, dir.path().join("gnubg.wd")).unwrap();
     for (path, name) in common::bearoff_paths()
         .iter()
         .zip(["gnubg_os0.bd", "gnubg_ts0.bd"])
@@ -40,13 +58,14 @@ fn gnubg_evaluates_with_the_shipped_bgkit_weights_as_native_rcp_does() {
             assert_eq!(
                 *g,
                 want.map(f32::to_bits),
-                "{id} at {plies} plies: gnubg with bgkit.wd, against --native-rcp"
+                "{id} at {plies} plies: gnubg with {}, against --native-rcp",
+                weights.display()
             );
             if gnubg.evaluate_plied(&b, plies, *prune, &mut t).outputs != want {
                 differs_from_gnubg_weights += 1;
             }
         }
-        // gnubg really read bgkit.wd, not its own weights (the bearoff
+        // gnubg really read the file, not its own weights (the bearoff
         // positions evaluate alike with any weights).
         assert!(
             differs_from_gnubg_weights > ids.len() / 3,
