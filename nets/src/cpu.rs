@@ -124,36 +124,6 @@ pub(crate) fn avx2_to_compare() -> bool {
     on
 }
 
-/// Asks the CPU to bring the memory of `values` into its caches ahead of
-/// use (a hint: it changes no result; nothing on other architectures).
-/// For data read in an order the hardware prefetcher cannot guess, such
-/// as training positions in a random permutation.
-#[inline(always)]
-#[allow(unsafe_code)]
-pub fn prefetch<T>(values: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let bytes = std::mem::size_of_val(values);
-        let start = values.as_ptr().cast::<i8>();
-        let mut offset = 0;
-        while offset < bytes {
-            // SAFETY: `prefetcht0` belongs to SSE, which every x86-64 CPU
-            // has; it is a hint that neither reads memory architecturally
-            // nor faults, and the address lies inside `values`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
-            offset += 64;
-        }
-        if bytes > 0 {
-            // The last line, when `values` does not start on a line.
-            // SAFETY: as above; `bytes - 1` is inside `values`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(bytes - 1)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = values;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

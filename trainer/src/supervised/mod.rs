@@ -389,10 +389,10 @@ impl TrainingSet {
     /// epochs visit the records in a random order.
     #[inline]
     fn prefetch(&self, k: usize) {
-        nets::cpu::prefetch(std::slice::from_ref(&self.records[k]));
-        nets::cpu::prefetch(std::slice::from_ref(&self.boards[k]));
+        support::prefetch::prefetch_slice(std::slice::from_ref(&self.records[k]));
+        support::prefetch::prefetch_slice(std::slice::from_ref(&self.boards[k]));
         if let Some(kept) = &self.inputs {
-            nets::cpu::prefetch(&kept.values[k * kept.width..(k + 1) * kept.width]);
+            support::prefetch::prefetch_slice(&kept.values[k * kept.width..(k + 1) * kept.width]);
         }
     }
 
