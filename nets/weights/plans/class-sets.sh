@@ -1,6 +1,7 @@
 # Shared by race1.sh and crashed1.sh (sourced, not run): the positions of
 # one class from self-play games of `player.wd`, two held-out sets of the
-# same class from fresh games, their 2-ply labels, and the benches.
+# same class from fresh games, their 2-ply labels, and the benches;
+# gnubg-games.sh and teacher1.sh use its labelling (`label_2ply`).
 # Sets T (the trainer: $TRAINER, else `trainer` on PATH), th (its
 # --threads option: $THREADS, default 2) and gnubg (gnubg.wd).
 
@@ -30,11 +31,14 @@ generate_class() { # class games seed out
     --classes "$1" --seed "$3" -o "$4" -q "${th[@]}"
 }
 
-label_2ply() { # db
+# label_2ply DB [WEIGHTS]: DB labelled at 2 plies with pruning by WEIGHTS
+# (default gnubg.wd), once (DB.labelled marks it done), resuming its
+# journal after an interruption.
+label_2ply() {
   [ -e "$1.labelled" ] && return
   local resume=()
   [ -e "$1.journal" ] && resume=(--resume)
-  "$T" db label eval "$1" --plies 2 --prune --weights "$gnubg" -q "${th[@]}" "${resume[@]}"
+  "$T" db label eval "$1" --plies 2 --prune --weights "${2:-$gnubg}" -q "${th[@]}" "${resume[@]}"
   touch "$1.labelled"
 }
 

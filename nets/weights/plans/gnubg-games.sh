@@ -9,22 +9,16 @@
 # gnubg.wd at 2 plies with pruning.
 #
 # Run in a directory `gnubg-games` beside r6/, r7/, fair/ and gnubg-sets/,
-# with `trainer` on PATH (or TRAINER set):
+# with `trainer` on PATH (or TRAINER set; THREADS, default 2):
 #   mkdir -p gnubg-games && cd gnubg-games
 #   bash ../bgkit/nets/weights/plans/gnubg-games.sh
 # Each step is skipped when its output exists, and the labelling resumes
 # from its journal, so the script can be run again after an interruption.
 set -euo pipefail
-T="${TRAINER:-trainer}"
-g=/usr/lib/gnubg/gnubg.wd
-[ -e games.db ] || "$T" db generate --weights "$g" --games 20000 --threshold 0 --explore 0.05 \
+source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, gnubg, label_2ply
+[ -e games.db ] || "$T" db generate --weights "$gnubg" --games 20000 --threshold 0 --explore 0.05 \
   --classes contact --seed 15401 -o games.db -q
 [ -e contact.db ] || "$T" db merge games.db --exclude ../r6/train.db --exclude ../r6/held.db \
   --exclude ../r7/pooled.db --exclude ../fair/fair1.db --exclude ../fair/fair2.db \
   --exclude ../gnubg-sets/gnubg1.db --exclude ../gnubg-sets/gnubg2.db -o contact.db
-if [ ! -e contact.db.labelled ]; then
-  resume=()
-  [ -e contact.db.journal ] && resume=(--resume)
-  "$T" db label eval contact.db --plies 2 --prune --weights "$g" -q "${resume[@]}"
-  touch contact.db.labelled
-fi
+label_2ply contact.db

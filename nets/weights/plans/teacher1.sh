@@ -17,16 +17,11 @@
 # Each step is skipped when its output exists; the labelling resumes its
 # journal. About 35 minutes of two cores for the labels.
 set -euo pipefail
-T="${TRAINER:-trainer}"
-th=(--threads "${THREADS:-2}")
-gnubg=/usr/lib/gnubg/gnubg.wd
-if [ ! -e wlab.db.labelled ]; then
-  [ -e wlab.db ] || { cp ../gnubg-games/contact.db wlab.db.tmp && mv wlab.db.tmp wlab.db; }
-  resume=()
-  [ -e wlab.db.journal ] && resume=(--resume)
-  "$T" db label eval wlab.db --plies 2 --prune --weights wide1.wd -q "${th[@]}" "${resume[@]}"
-  touch wlab.db.labelled
+source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, gnubg, label_2ply
+if [ ! -e wlab.db.labelled ] && [ ! -e wlab.db ]; then
+  cp ../gnubg-games/contact.db wlab.db.tmp && mv wlab.db.tmp wlab.db
 fi
+label_2ply wlab.db wide1.wd
 fine_tune() {
   [ -e "$1.wd" ] || "$T" train --db "$2" --class contact --weights wide1.wd -o "$1.wd" \
     --optimizer adam --schedule cosine --alpha-start 0.0005 --alpha-low 0.000005 --epochs 4 \

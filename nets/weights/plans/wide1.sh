@@ -12,7 +12,7 @@
 #   cd gnubg-games && cp ../bgkit/nets/weights/candidates/r7.wd .
 #   bash ../bgkit/nets/weights/plans/wide1.sh
 # Each step is skipped when its output exists; the training resumes from
-# its checkpoint after an interruption. About 45 minutes of two cores.
+# its checkpoint after an interruption. About 20 minutes of two cores.
 set -euo pipefail
 T="${TRAINER:-trainer}"
 th=(--threads "${THREADS:-2}")
