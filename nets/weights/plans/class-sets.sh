@@ -1,7 +1,8 @@
 # Shared by race1.sh and crashed1.sh (sourced, not run): the positions of
 # one class from self-play games of `player.wd`, two held-out sets of the
 # same class from fresh games, their 2-ply labels, and the benches;
-# gnubg-games.sh and teacher1.sh use its labelling (`label_2ply`).
+# gnubg-games.sh and teacher1.sh use its labelling (`label_2ply`),
+# wide1.sh and wide2.sh its 512-unit contact net (`train_512`).
 # Sets T (the trainer: $TRAINER, else `trainer` on PATH), th (its
 # --threads option: $THREADS, default 2) and gnubg (gnubg.wd).
 
@@ -51,4 +52,18 @@ bench_sets() {
     echo "## $class equity RMS on $set.db: $weights, bgkit.wd, gnubg.wd"
     for w in "$weights" player.wd "$gnubg"; do "$T" bench --db "$set.db" --weights "$w"; done
   done
+}
+
+# train_512 DB OUT: a contact net of 512 hidden units from random weights
+# (new512.wd: `trainer new`, seed 3) trained on DB with round 7's recipe
+# (Adam, batch 256, cosine 0.005 -> 0.00005, 40 epochs, the equity term
+# mu = 1) as OUT, once, resuming its checkpoint after an interruption.
+train_512() {
+  [ -e new512.wd ] || "$T" new -o new512.wd --hidden 512 --beta-hidden 1 --seed 3
+  [ -e "$2" ] && return
+  local resume=()
+  [ -e "$2.ckpt" ] && resume=(--resume)
+  "$T" train --db "$1" --class contact --weights new512.wd -o "$2" \
+    --epochs 40 --schedule cosine --alpha-start 0.005 --alpha-low 0.00005 --seed 1 \
+    --optimizer adam --batch 256 --equity-weight 1 -q "${th[@]}" "${resume[@]}"
 }

@@ -14,15 +14,9 @@
 # Each step is skipped when its output exists; the training resumes from
 # its checkpoint after an interruption. About 20 minutes of two cores.
 set -euo pipefail
-T="${TRAINER:-trainer}"
-th=(--threads "${THREADS:-2}")
+source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, train_512
 [ -e contact.db.labelled ] || { echo "wide1.sh: run gnubg-games.sh first" >&2; exit 1; }
 [ -e train.db ] || "$T" db merge ../r7/train.db contact.db -o train.db
-[ -e new512.wd ] || "$T" new -o new512.wd --hidden 512 --beta-hidden 1 --seed 3
-resume=()
-[ -e s512.wd.ckpt ] && resume=(--resume)
-[ -e s512.wd ] || "$T" train --db train.db --class contact --weights new512.wd -o s512.wd \
-  --epochs 40 --schedule cosine --alpha-start 0.005 --alpha-low 0.00005 --seed 1 \
-  --optimizer adam --batch 256 --equity-weight 1 -q "${th[@]}" "${resume[@]}"
+train_512 train.db s512.wd
 [ -e wide1.wd ] || "$T" weights splice --from s512.wd --net contact --into r7.wd -o wide1.wd
 md5sum train.db s512.wd wide1.wd
