@@ -6,8 +6,8 @@
 # MD5 041560ce766c2d956d9d2ba6bfde8cfd.
 #
 # Run in a directory beside a finished round 6 (`r6/`, plan r6.json), with
-# `bgkit.wd` a copy of nets/weights/bgkit.wd and `trainer` on PATH:
-#   mkdir -p cand1 && cd cand1 && cp ../bgkit/nets/weights/bgkit.wd .
+# `bgkit.wd` a copy of nets/weights/candidates/round5.wd and `trainer` on PATH:
+#   mkdir -p cand1 && cd cand1 && cp ../bgkit/nets/weights/candidates/round5.wd bgkit.wd
 #   bash ../bgkit/nets/weights/plans/cand1.sh
 # Each step is skipped when its output exists. About 8 minutes of two cores.
 set -euo pipefail

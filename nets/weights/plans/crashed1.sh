@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Crashed net "crashed1" (docs/research-log.md, "A crashed net from
-# crashed-only games"): nets/weights/bgkit.wd's crashed net fine-tuned on
+# crashed-only games"): nets/weights/candidates/round5.wd's crashed net fine-tuned on
 # 2-ply labels of crashed positions alone, with no earlier round's
 # databases needed.
 #
 #  1. crashed.db: the crashed positions of 100,000 self-play games of
-#     nets/weights/bgkit.wd (5 % exploration, seed 1301);
+#     nets/weights/candidates/round5.wd (5 % exploration, seed 1301);
 #  2. held1.db, held2.db: two held-out crashed sets, the crashed positions
 #     of 3,000 fresh games each (seeds 1311, 1321), less every position of
 #     crashed.db (held2 also less held1);
@@ -16,8 +16,8 @@
 #     as crashed1.wd, bgkit.wd with the new crashed net (checkpointed).
 #
 # Run in a directory of its own with `player.wd` a copy of
-# nets/weights/bgkit.wd and `trainer` on PATH (or TRAINER=path):
-#   mkdir -p crashed1 && cd crashed1 && cp ../bgkit/nets/weights/bgkit.wd player.wd
+# nets/weights/candidates/round5.wd and `trainer` on PATH (or TRAINER=path):
+#   mkdir -p crashed1 && cd crashed1 && cp ../bgkit/nets/weights/candidates/round5.wd player.wd
 #   bash ../bgkit/nets/weights/plans/crashed1.sh
 # Each step is skipped when its output exists, so the script can be run
 # again after an interruption. THREADS (default 2) sets the worker threads;

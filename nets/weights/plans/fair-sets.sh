@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Two held-out sets for judging the nets of rounds 7 and later
 # (docs/research-log.md, "Two fair held-out sets"): fresh self-play games
-# of nets/weights/bgkit.wd (5 % exploration), per set 1,000 games of every
+# of nets/weights/candidates/round5.wd (5 % exploration), per set 1,000 games of every
 # class, 1,500 of which the crashed positions are kept and 2,000 of which
 # the race positions are kept; less every position of rounds 6 and 7
 # (fair2 also less fair1); labelled by gnubg.wd at 2 plies with pruning.
 #
 # Run in a directory `fair` beside r6/ and r7/ (it needs their databases),
-# with `player.wd` a copy of nets/weights/bgkit.wd and `trainer` on PATH:
-#   mkdir -p fair && cd fair && cp ../bgkit/nets/weights/bgkit.wd player.wd
+# with `player.wd` a copy of nets/weights/candidates/round5.wd and `trainer` on PATH:
+#   mkdir -p fair && cd fair && cp ../bgkit/nets/weights/candidates/round5.wd player.wd
 #   bash ../bgkit/nets/weights/plans/fair-sets.sh
 # Each step is skipped when its output exists, and the labelling resumes
 # from its journal, so the script can be run again after an interruption.

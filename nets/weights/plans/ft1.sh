@@ -9,8 +9,8 @@
 #
 # Run in a directory beside round 6 (`r6/`, plan r6.json, through its
 # "label held" stage: new.db and held.db), with `bgkit.wd` a copy of
-# nets/weights/bgkit.wd and `trainer` on PATH:
-#   mkdir -p ft1 && cd ft1 && cp ../bgkit/nets/weights/bgkit.wd .
+# nets/weights/candidates/round5.wd and `trainer` on PATH:
+#   mkdir -p ft1 && cd ft1 && cp ../bgkit/nets/weights/candidates/round5.wd bgkit.wd
 #   bash ../bgkit/nets/weights/plans/ft1.sh
 # Each step is skipped when its output exists; the labelling resumes its
 # journal. About 45 minutes of two cores for the labels, a few minutes for

@@ -9,9 +9,9 @@
 # as a whole-file candidate.
 #
 # Run in a directory beside r6/ and ft1/ (ft1.sh's half.db labelled), with
-# `bgkit.wd` a copy of nets/weights/bgkit.wd, `rc1.wd` a copy of
+# `bgkit.wd` a copy of nets/weights/candidates/round5.wd, `rc1.wd` a copy of
 # nets/weights/candidates/rc1.wd and `trainer` on PATH:
-#   mkdir -p ft2 && cd ft2 && cp ../bgkit/nets/weights/bgkit.wd .
+#   mkdir -p ft2 && cd ft2 && cp ../bgkit/nets/weights/candidates/round5.wd bgkit.wd
 #   cp ../bgkit/nets/weights/candidates/rc1.wd .
 #   bash ../bgkit/nets/weights/plans/ft2.sh
 # Each step is skipped when its output exists; the labelling resumes its

@@ -4,7 +4,7 @@
 # with no earlier round's databases needed.
 #
 #  1. race.db: the race positions of 160,000 self-play games of
-#     nets/weights/bgkit.wd (5 % exploration, seed 1201);
+#     nets/weights/candidates/round5.wd (5 % exploration, seed 1201);
 #  2. held1.db, held2.db: two held-out race sets, the race positions of
 #     2,000 fresh games each (seeds 1211, 1221), less every position of
 #     race.db (held2 also less held1);
@@ -16,8 +16,8 @@
 #     race1.wd is bgkit.wd with the new race net (checkpointed: resumes).
 #
 # Run in a directory of its own with `player.wd` a copy of
-# nets/weights/bgkit.wd and `trainer` on PATH (or TRAINER=path):
-#   mkdir -p race1 && cd race1 && cp ../bgkit/nets/weights/bgkit.wd player.wd
+# nets/weights/candidates/round5.wd and `trainer` on PATH (or TRAINER=path):
+#   mkdir -p race1 && cd race1 && cp ../bgkit/nets/weights/candidates/round5.wd player.wd
 #   bash ../bgkit/nets/weights/plans/race1.sh
 # Each step is skipped when its output exists, so the script can be run
 # again after an interruption. THREADS (default 2) sets the worker threads;
