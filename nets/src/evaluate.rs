@@ -462,6 +462,61 @@ impl Evaluator {
         self.net_outputs(board, class, kind, &mut scratch.net)
     }
 
+    /// [`Evaluator::evaluate_from_inputs`] of several boards of one net
+    /// class: `inputs` holds their input vectors one after another, each
+    /// as long as the class's net has inputs. The same outputs, bit for
+    /// bit, with the boards evaluated together when the CPU has AVX2
+    /// ([`crate::forward_batch`]: each pass over a weight row serves
+    /// several boards).
+    pub fn evaluate_many_from_inputs(
+        &self,
+        boards: &[Board],
+        class: Class,
+        inputs: &[f32],
+        out: &mut [Probabilities],
+        scratch: &mut Scratch,
+    ) {
+        let kind = NetKind::for_class(class, false).expect("a class with a net");
+        let net = self.nets.get(kind);
+        let width = net.inputs();
+        let count = boards.len();
+        assert_eq!(out.len(), count, "one result per board");
+        assert!(inputs.len() >= count * width, "an input vector per board");
+        if count < 2
+            || !crate::forward_batch::batch_available(self.simd)
+            || !crate::forward_batch::batch_exact(net)
+        {
+            for (k, (board, o)) in boards.iter().zip(out.iter_mut()).enumerate() {
+                *o = self.evaluate_from_inputs(
+                    board,
+                    class,
+                    &inputs[k * width..(k + 1) * width],
+                    scratch,
+                );
+            }
+            return;
+        }
+        let b = &mut scratch.batch;
+        b.net_out.resize(count, [0.0; 5]);
+        crate::forward_batch::forward_batch(
+            net,
+            &inputs[..count * width],
+            count,
+            &mut b.hidden,
+            &mut b.net_out,
+            self.arith,
+            self.simd,
+        );
+        for ((board, o), &raw) in boards.iter().zip(out.iter_mut()).zip(&b.net_out) {
+            let mut probs = raw;
+            if class == Class::Race {
+                race_backgammon_override(board, &mut probs, &self.bearoff, self.arith);
+            }
+            sanity_check(board, &mut probs, &self.bearoff);
+            *o = probs;
+        }
+    }
+
     /// The pruning net's evaluation of `board` (of class `class`: race,
     /// crashed or contact), with the race backgammon override and the
     /// sanity check, as move selection uses it.

@@ -79,3 +79,62 @@ fn the_best_moves_evaluation_is_the_evaluation_of_the_position_after_it() {
     }
     assert!(checked > 1000, "{checked}");
 }
+
+/// Unrelated positions of one class evaluated together from their input
+/// vectors (the trainer's error pass) give each position the bits of its
+/// own evaluation.
+#[test]
+fn positions_evaluated_together_from_their_inputs_match_single_evaluations() {
+    let positions: Vec<Board> = common::reference_0ply().iter().map(|r| r.board).collect();
+    for arith in [Arithmetic::GnubgFastMath, Arithmetic::Ieee] {
+        for simd in common::simd_levels("from-inputs batches") {
+            let eval = common::evaluator(arith).with_simd(simd).unwrap();
+            let mut s = eval.scratch();
+            let mut compared = 0;
+            for class in [
+                nets::Class::Contact,
+                nets::Class::Crashed,
+                nets::Class::Race,
+            ] {
+                let boards: Vec<Board> = positions
+                    .iter()
+                    .filter(|b| eval.classify(b) == class)
+                    .copied()
+                    .take(301)
+                    .collect();
+                assert!(boards.len() > 100, "{class:?}: {}", boards.len());
+                let width = eval
+                    .nets()
+                    .get(nets::NetKind::for_class(class, false).unwrap())
+                    .inputs();
+                // Groups of every size from 1 to 9, so that partial groups
+                // of the batch's four are covered.
+                let mut at = 0;
+                for size in (1..=9).cycle() {
+                    let group = &boards[at..(at + size).min(boards.len())];
+                    let mut xs = vec![0f32; group.len() * width];
+                    for (b, x) in group.iter().zip(xs.chunks_mut(width)) {
+                        eval.inputs(b, class, x);
+                    }
+                    let mut out = vec![[0f32; 5]; group.len()];
+                    eval.evaluate_many_from_inputs(group, class, &xs, &mut out, &mut s);
+                    for (b, o) in group.iter().zip(&out) {
+                        let one = eval.evaluate(b, &mut s).outputs;
+                        assert_eq!(
+                            one.map(f32::to_bits),
+                            o.map(f32::to_bits),
+                            "{arith:?} {simd:?} {class:?} {}",
+                            b.position_id()
+                        );
+                        compared += 1;
+                    }
+                    at += group.len();
+                    if at == boards.len() {
+                        break;
+                    }
+                }
+            }
+            assert!(compared > 300, "{compared}");
+        }
+    }
+}

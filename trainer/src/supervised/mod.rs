@@ -530,9 +530,88 @@ pub fn train_epoch_adam(
 /// backgammons if `ignore_bg`) of the 0-ply evaluator (the pruning net's
 /// evaluation if `prune`) over the records.
 pub fn errors(eval: &Evaluator, set: &TrainingSet, schedule: &Schedule) -> (f64, f64) {
+    let errs = match &set.inputs {
+        Some(kept) if !schedule.prune => kept_errors(eval, set, kept, schedule),
+        _ => single_errors(eval, set, schedule),
+    };
+    let n = errs.len().max(1) as f64;
+    let rms = (errs.iter().map(|e| e * e).sum::<f64>() / n).sqrt();
+    (rms, errs.iter().copied().fold(0.0, f64::max))
+}
+
+/// The error of `out` against record `r`'s targets, as [`errors`] counts it.
+fn record_error(r: &Record, out: &Probabilities, schedule: &Schedule) -> f64 {
+    let (eq, nobg) = position_errors(out, &targets(r, schedule.ignore_bg));
+    if schedule.ignore_bg {
+        nobg
+    } else {
+        eq
+    }
+}
+
+/// Records per task of [`kept_errors`].
+const ERROR_CHUNK: usize = 64;
+
+/// [`errors`]' per-record errors from the kept inputs: a chunk of records
+/// at a time, their vectors side by side and evaluated together
+/// ([`Evaluator::evaluate_many_from_inputs`], each position's outputs the
+/// bits of its single evaluation), chunks in parallel.
+fn kept_errors(
+    eval: &Evaluator,
+    set: &TrainingSet,
+    kept: &KeptInputs,
+    schedule: &Schedule,
+) -> Vec<f64> {
     use rayon::prelude::*;
-    let errs: Vec<f64> = set
-        .records
+    let Some(class) = set.records.first().map(Record::class) else {
+        return Vec::new();
+    };
+    let width = kept.from + kept.width;
+    let mut errs = vec![0.0; set.records.len()];
+    errs.par_chunks_mut(ERROR_CHUNK).enumerate().for_each_init(
+        || {
+            (
+                eval.scratch(),
+                Vec::new(),
+                Vec::new(),
+                Vec::new(),
+                Vec::new(),
+            )
+        },
+        |(s, xs, boards, which, outs), (c, errs)| {
+            let first = c * ERROR_CHUNK;
+            xs.clear();
+            boards.clear();
+            which.clear();
+            for k in first..first + errs.len() {
+                // Records whose key is not a position count 0.
+                let Some(board) = set.boards[k] else {
+                    continue;
+                };
+                let at = xs.len();
+                xs.resize(at + width, 0.0);
+                set.kept_inputs(k, &board, &mut xs[at..])
+                    .expect("kept inputs");
+                boards.push(board);
+                which.push(k);
+            }
+            outs.clear();
+            outs.resize(boards.len(), [0.0; 5]);
+            // Kept inputs imply every board classifies as its record
+            // (`keep_inputs` checked every board once).
+            eval.evaluate_many_from_inputs(boards, class, xs, outs, s);
+            for (&k, out) in which.iter().zip(outs.iter()) {
+                errs[k - first] = record_error(&set.records[k], out, schedule);
+            }
+        },
+    );
+    errs
+}
+
+/// [`errors`]' per-record errors, one position at a time.
+fn single_errors(eval: &Evaluator, set: &TrainingSet, schedule: &Schedule) -> Vec<f64> {
+    use rayon::prelude::*;
+    set.records
         .par_iter()
         .zip(&set.boards)
         .enumerate()
@@ -552,18 +631,10 @@ pub fn errors(eval: &Evaluator, set: &TrainingSet, schedule: &Schedule) -> (f64,
                         None => eval.evaluate(board, s).outputs,
                     }
                 };
-                let (eq, nobg) = position_errors(&out, &targets(r, schedule.ignore_bg));
-                if schedule.ignore_bg {
-                    nobg
-                } else {
-                    eq
-                }
+                record_error(r, &out, schedule)
             },
         )
-        .collect();
-    let n = errs.len().max(1) as f64;
-    let rms = (errs.iter().map(|e| e * e).sum::<f64>() / n).sqrt();
-    (rms, errs.iter().copied().fold(0.0, f64::max))
+        .collect()
 }
 
 /// The schedule's step after measuring errors `(er, mx)`: a lower α when
