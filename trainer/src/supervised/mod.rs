@@ -608,28 +608,23 @@ fn kept_errors(
     errs
 }
 
-/// [`errors`]' per-record errors, one position at a time.
+/// [`errors`]' per-record errors, one position at a time (inputs not
+/// kept, or the pruning nets).
 fn single_errors(eval: &Evaluator, set: &TrainingSet, schedule: &Schedule) -> Vec<f64> {
     use rayon::prelude::*;
     set.records
         .par_iter()
         .zip(&set.boards)
-        .enumerate()
         .map_init(
-            || (eval.scratch(), vec![0f32; nets::inputs::MAX_INPUTS]),
-            |(s, x), (k, (r, board))| {
+            || eval.scratch(),
+            |s, (r, board)| {
                 let Some(board) = board else {
                     return 0.0;
                 };
                 let out = if schedule.prune {
                     eval.evaluate_pruning_net(board, r.class(), s)
                 } else {
-                    // Kept inputs imply the board classifies as its record
-                    // (`keep_inputs` checked every board once).
-                    match set.kept_inputs(k, board, x) {
-                        Some(x) => eval.evaluate_from_inputs(board, r.class(), x, s),
-                        None => eval.evaluate(board, s).outputs,
-                    }
+                    eval.evaluate(board, s).outputs
                 };
                 record_error(r, &out, schedule)
             },
