@@ -266,10 +266,7 @@ impl Evaluator {
             }
             let kind = NetKind::for_class(class, false).expect("a class with a net");
             let net = self.nets.get(kind);
-            if b.members.len() < 2
-                || !crate::forward_batch::batch_available(self.simd)
-                || !crate::forward_batch::batch_exact(net)
-            {
+            if !self.batches(net, b.members.len()) {
                 for &i in &b.members {
                     b.outputs[i] = self.evaluate_class(&b.boards[i], class, s);
                 }
@@ -296,13 +293,7 @@ impl Evaluator {
             }
             self.forward_inputs(net, count, b);
             for (k, &i) in b.members.iter().enumerate() {
-                let mut out = b.net_out[k];
-                let board = &b.boards[i];
-                if class == Class::Race {
-                    race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
-                }
-                sanity_check(board, &mut out, &self.bearoff);
-                b.outputs[i] = out;
+                b.outputs[i] = self.finished(&b.boards[i], class, b.net_out[k]);
             }
         }
         for i in (0..n).filter(|&i| !b.cached[i]) {
@@ -337,10 +328,7 @@ impl Evaluator {
         let kind = NetKind::for_class(class, true).unwrap_or(NetKind::PruneContact);
         let net = self.nets.get(kind);
         let count = b.todo.len();
-        if count < 2
-            || !crate::forward_batch::batch_available(self.simd)
-            || !crate::forward_batch::batch_exact(net)
-        {
+        if !self.batches(net, count) {
             for &i in &b.todo {
                 b.outputs[i] = self.evaluate_pruning(&b.boards[i], class, s);
             }
@@ -356,13 +344,7 @@ impl Evaluator {
                 self.simd,
             );
             for (&i, &raw) in b.todo.iter().zip(&b.net_out) {
-                let board = &b.boards[i];
-                let mut out = raw;
-                if class == Class::Race {
-                    race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
-                }
-                sanity_check(board, &mut out, &self.bearoff);
-                b.outputs[i] = out;
+                b.outputs[i] = self.finished(&b.boards[i], class, raw);
             }
         }
         for &i in &b.todo {
@@ -482,10 +464,7 @@ impl Evaluator {
         let count = boards.len();
         assert_eq!(out.len(), count, "one result per board");
         assert!(inputs.len() >= count * width, "an input vector per board");
-        if count < 2
-            || !crate::forward_batch::batch_available(self.simd)
-            || !crate::forward_batch::batch_exact(net)
-        {
+        if !self.batches(net, count) {
             for (k, (board, o)) in boards.iter().zip(out.iter_mut()).enumerate() {
                 *o = self.evaluate_from_inputs(
                     board,
@@ -508,12 +487,7 @@ impl Evaluator {
             self.simd,
         );
         for ((board, o), &raw) in boards.iter().zip(out.iter_mut()).zip(&b.net_out) {
-            let mut probs = raw;
-            if class == Class::Race {
-                race_backgammon_override(board, &mut probs, &self.bearoff, self.arith);
-            }
-            sanity_check(board, &mut probs, &self.bearoff);
-            *o = probs;
+            *o = self.finished(board, class, raw);
         }
     }
 
@@ -562,10 +536,26 @@ impl Evaluator {
             self.arith,
             self.simd,
         );
+        self.finished(board, class, out)
+    }
+
+    /// A net's raw outputs for `board` (of class `class`) made into its
+    /// evaluation: gnubg's race backgammon override (race positions), then
+    /// its sanity check.
+    fn finished(&self, board: &Board, class: Class, mut out: Probabilities) -> Probabilities {
         if class == Class::Race {
             race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
         }
         sanity_check(board, &mut out, &self.bearoff);
         out
+    }
+
+    /// Whether `count` input vectors for `net` go through the batch
+    /// ([`crate::forward_batch`]): two or more, a CPU with AVX2, and a net
+    /// the batch computes with the single pass's bits.
+    fn batches(&self, net: &crate::net::Net, count: usize) -> bool {
+        count >= 2
+            && crate::forward_batch::batch_available(self.simd)
+            && crate::forward_batch::batch_exact(net)
     }
 }
