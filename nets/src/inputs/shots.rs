@@ -154,17 +154,11 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
     // The opponent's blots in its numbering (bit i: a single chequer on i).
     let blots = theirs.blots();
     if me[24] == 0 {
-        let outcomes = if vector {
+        if vector {
             #[cfg(target_arch = "x86_64")]
-            {
-                avx2::outcomes(&hit, blots)
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            unreachable!()
-        } else {
-            outcomes(&hit, blots)
-        };
-        return from_the_board(me, &outcomes, hitting);
+            return avx2::from_the_board(&hit, blots, mine.blots());
+        }
+        return from_the_board(me, &outcomes(&hit, blots), hitting);
     }
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
     for (ways, &mask) in ROLL_WAYS.iter().zip(&ROLL_MASKS) {
@@ -331,7 +325,7 @@ fn from_the_board(me: &[u8; 25], o: &Outcomes, hitting: u64) -> (u32, u32, u32) 
 /// integer results; tested against the scalar functions).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Outcomes, Targets, LANES, VIA, WAYS};
+    use super::{Targets, LANES, ROLL_WAYS, VIA, WAYS};
     use core::arch::x86_64::*;
 
     /// Per-lane constants of the ways: pips, the three stop distances and
@@ -406,12 +400,13 @@ mod avx2 {
         unsafe { hitting_ways_avx2(t) }
     }
 
-    /// [`super::outcomes`], for hits with nothing on the bar (shooters below
-    /// point 24). The caller checked that the CPU has AVX2.
+    /// [`super::from_the_board`] of the ways' hits `hit` (nothing on the
+    /// bar; `blots` the opponent's blots in its numbering, `my_blots` mine
+    /// in mine). The caller checked that the CPU has AVX2.
     #[allow(unsafe_code)]
-    pub(super) fn outcomes(hit: &[u32; LANES], blots: u32) -> Outcomes {
+    pub(super) fn from_the_board(hit: &[u32; LANES], blots: u32, my_blots: u32) -> (u32, u32, u32) {
         // SAFETY: as above.
-        unsafe { outcomes_avx2(hit, blots) }
+        unsafe { from_the_board_avx2(hit, blots, my_blots) }
     }
 
     /// [`super::hitting_mask`]. The caller checked that the CPU has AVX2.
@@ -459,16 +454,17 @@ mod avx2 {
         hit
     }
 
+    /// Each way's [`Outcomes`](super::Outcomes) packed in one lane: bit 0
+    /// whether it hits, bit 1 its extra chequer, bit 2 whether its rearmost
+    /// shooter is a blot of mine (a die that moves it leaves no spare for
+    /// the other die), bits 8–15 the pips lost, bits 16 and up that shooter.
+    /// A way that misses packs to 0 but for bit 2 (it shoots from point 0).
     #[target_feature(enable = "avx2")]
-    fn outcomes_avx2(hit: &[u32; LANES], blots: u32) -> Outcomes {
-        let mut o = Outcomes {
-            hits: [0; LANES],
-            shooter: [0; LANES],
-            lost: [0; LANES],
-            extra: [0; LANES],
-        };
+    fn packed_outcomes(hit: &[u32; LANES], blots: u32, my_blots: u32) -> [u32; LANES] {
+        let mut o = [0u32; LANES];
         let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
         let blots = _mm256_set1_epi32(blots as i32);
+        let my_blots = _mm256_set1_epi32(my_blots as i32);
         for i in (0..LANES).step_by(8) {
             let bits = load(hit, i);
             let hits = _mm256_andnot_si256(_mm256_cmpeq_epi32(bits, zero), one);
@@ -497,12 +493,163 @@ mod avx2 {
                 _mm256_andnot_si256(_mm256_cmpeq_epi32(extra_bits, zero), one),
                 hits,
             );
-            store(&mut o.hits, i, hits);
-            store(&mut o.shooter, i, top);
-            store(&mut o.lost, i, lost);
-            store(&mut o.extra, i, extra);
+            let single = _mm256_and_si256(_mm256_srlv_epi32(my_blots, top), one);
+            let packed = _mm256_or_si256(
+                _mm256_or_si256(hits, _mm256_slli_epi32::<1>(extra)),
+                _mm256_or_si256(
+                    _mm256_or_si256(_mm256_slli_epi32::<2>(single), _mm256_slli_epi32::<8>(lost)),
+                    _mm256_slli_epi32::<16>(top),
+                ),
+            );
+            store(&mut o, i, packed);
         }
         o
+    }
+
+    /// The ways of the 15 non-doubles (lanes in [`ROLL_WAYS`]'s order, the
+    /// 16th lane way 39, which never hits): the smaller die's direct way,
+    /// the larger die's, the combined one. Then the ways of the 6 doubles
+    /// (lanes 6 and 7 way 39): the direct way and the three combined ones.
+    struct RollLanes {
+        mixed: [[[i32; 8]; 2]; 3],
+        doubles: [[i32; 8]; 4],
+    }
+
+    const R: RollLanes = roll_lanes();
+
+    const fn roll_lanes() -> RollLanes {
+        let mut l = RollLanes {
+            mixed: [[[39; 8]; 2]; 3],
+            doubles: [[39; 8]; 4],
+        };
+        let (mut roll, mut m, mut d) = (0, 0, 0);
+        while roll < 21 {
+            let ways = ROLL_WAYS[roll];
+            if ways[3] >= 0 {
+                let mut k = 0;
+                while k < 4 {
+                    l.doubles[k][d] = ways[k] as i32;
+                    k += 1;
+                }
+                d += 1;
+            } else {
+                let mut k = 0;
+                while k < 3 {
+                    l.mixed[k][m / 8][m % 8] = ways[k] as i32;
+                    k += 1;
+                }
+                m += 1;
+            }
+            roll += 1;
+        }
+        l
+    }
+
+    /// Eight packed outcomes, lane j that of way `ways[j]`.
+    #[inline(always)]
+    fn gather(o: &[u32; LANES], ways: &[i32; 8]) -> __m256i {
+        // SAFETY: the indices are lanes of the constant tables above, all
+        // below LANES, so every read lies inside `o`; AVX2 is enabled in
+        // every caller.
+        #[allow(unsafe_code)]
+        unsafe {
+            let index = _mm256_loadu_si256(ways.as_ptr().cast());
+            _mm256_i32gather_epi32::<4>(o.as_ptr().cast(), index)
+        }
+    }
+
+    /// The field of packed outcomes `v` at bit `SHIFT`, `mask` wide.
+    #[inline(always)]
+    fn field<const SHIFT: i32>(v: __m256i, mask: i32) -> __m256i {
+        // SAFETY: AVX2 is enabled in every caller.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm256_and_si256(_mm256_srli_epi32::<SHIFT>(v), _mm256_set1_epi32(mask))
+        }
+    }
+
+    /// `n` after a combined way `w`: if it hits, at least one chequer plus
+    /// its extra one.
+    #[inline(always)]
+    fn then_combined(n: __m256i, w: __m256i) -> __m256i {
+        // SAFETY: AVX2 is enabled in every caller.
+        #[allow(unsafe_code)]
+        unsafe {
+            let one = _mm256_set1_epi32(1);
+            let hits = _mm256_cmpeq_epi32(_mm256_and_si256(w, one), one);
+            let after = _mm256_add_epi32(_mm256_max_epi32(n, one), field::<1>(w, 1));
+            _mm256_blendv_epi8(n, after, hits)
+        }
+    }
+
+    /// Per lane: (pips lost, chequers hit) of the rolls of `mixed`.
+    #[target_feature(enable = "avx2")]
+    fn mixed_rolls(o: &[u32; LANES], half: usize) -> (__m256i, __m256i) {
+        let [a, b, c] = [0, 1, 2].map(|k| gather(o, &R.mixed[k][half]));
+        let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
+        let (ha, hb) = (_mm256_and_si256(a, one), _mm256_and_si256(b, one));
+        // The larger die counts unless the smaller one hit with the same
+        // shooter and that shooter has no spare.
+        let same = _mm256_and_si256(
+            _mm256_cmpeq_epi32(_mm256_srli_epi32::<16>(a), _mm256_srli_epi32::<16>(b)),
+            _mm256_cmpeq_epi32(field::<2>(b, 1), one),
+        );
+        let blocked = _mm256_andnot_si256(_mm256_cmpeq_epi32(ha, zero), same);
+        let n = _mm256_add_epi32(ha, _mm256_andnot_si256(blocked, hb));
+        let n = then_combined(n, c);
+        let lost = [a, b, c].map(|v| field::<8>(v, 0xFF));
+        let pips = _mm256_max_epi32(_mm256_max_epi32(lost[0], lost[1]), lost[2]);
+        (pips, n)
+    }
+
+    /// Per lane: (pips lost, chequers hit) of the doubles.
+    #[target_feature(enable = "avx2")]
+    fn doubles(o: &[u32; LANES]) -> (__m256i, __m256i) {
+        let [a, b, c, d] = [0, 1, 2, 3].map(|k| gather(o, &R.doubles[k]));
+        // The direct way: one chequer, a second if another shooter hits.
+        let mut n = _mm256_add_epi32(field::<0>(a, 1), field::<1>(a, 1));
+        for w in [b, c, d] {
+            n = then_combined(n, w);
+        }
+        let lost = [a, b, c, d].map(|v| field::<8>(v, 0xFF));
+        let pips = _mm256_max_epi32(
+            _mm256_max_epi32(lost[0], lost[1]),
+            _mm256_max_epi32(lost[2], lost[3]),
+        );
+        (pips, n)
+    }
+
+    /// The sum of the eight lanes of `v`.
+    #[inline(always)]
+    fn lane_sum(v: __m256i) -> u32 {
+        let mut lanes = [0u32; 8];
+        // SAFETY: `lanes` is 32 writable bytes; the store is unaligned.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v)
+        };
+        lanes.iter().sum()
+    }
+
+    /// [`super::from_the_board`]: every roll at once, the 15 non-doubles
+    /// counted twice, without a branch per roll.
+    #[target_feature(enable = "avx2")]
+    fn from_the_board_avx2(hit: &[u32; LANES], blots: u32, my_blots: u32) -> (u32, u32, u32) {
+        let o = packed_outcomes(hit, blots, my_blots);
+        let (p0, n0) = mixed_rolls(&o, 0);
+        let (p1, n1) = mixed_rolls(&o, 1);
+        let (pd, nd) = doubles(&o);
+        let twice = |x: __m256i, y: __m256i, d: __m256i| {
+            _mm256_add_epi32(_mm256_slli_epi32::<1>(_mm256_add_epi32(x, y)), d)
+        };
+        let (one, two) = (_mm256_set1_epi32(1), _mm256_set1_epi32(2));
+        let at_least = |n: __m256i, k: __m256i| {
+            _mm256_and_si256(_mm256_cmpgt_epi32(n, _mm256_sub_epi32(k, one)), one)
+        };
+        let pips = twice(p0, p1, pd);
+        let hit1 = twice(at_least(n0, one), at_least(n1, one), at_least(nd, one));
+        let hit2 = twice(at_least(n0, two), at_least(n1, two), at_least(nd, two));
+        (lane_sum(pips), lane_sum(hit1), lane_sum(hit2))
     }
 }
 
@@ -598,7 +745,7 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn avx2_ways_and_outcomes_equal_the_scalar_ones() {
+    fn avx2_ways_and_shots_equal_the_scalar_ones() {
         if !crate::cpu::avx2_to_compare() {
             return;
         }
@@ -611,7 +758,9 @@ mod tests {
             hitting += usize::from(hit.iter().any(|&h| h != 0));
             if me[24] == 0 {
                 let blots = masks(&opp).blots();
-                assert_eq!(avx2::outcomes(&hit, blots), outcomes(&hit, blots));
+                let scalar = from_the_board(&me, &outcomes(&hit, blots), hitting_mask(&hit, false));
+                let vector = avx2::from_the_board(&hit, blots, masks(&me).blots());
+                assert_eq!(vector, scalar, "{me:?} {opp:?}");
                 compared += 1;
             }
         }
