@@ -4,7 +4,9 @@
 use super::masks::Masks;
 
 /// One way of hitting at a distance: all intermediate points needed (or
-/// either of two), the intermediate distances, dice faces used, pips.
+/// either of two), the intermediate distances, dice faces used (0: a
+/// padding lane, which never hits), pips.
+#[derive(Clone, Copy)]
 struct Way {
     all: bool,
     via: [u8; 3],
@@ -12,84 +14,99 @@ struct Way {
     pips: u8,
 }
 
-const fn way(all: bool, via: [u8; 3], faces: u8, pips: u8) -> Way {
-    Way {
-        all,
-        via,
-        faces,
-        pips,
+/// The 39 ways (docs/formats.md#shots) laid out by roll in 48 lanes, so
+/// that the vector code finds each roll's ways in lanes of their own: 0–5
+/// the direct ways of 1–6 pips; 8–22 the two-dice ways of the 15
+/// non-doubles in [`ROLL_WAYS`]'s order; 24–29, 32–37 and 40–45 a double
+/// `d-d` played twice, three and four times (lane `24 + d − 1` …). The
+/// other lanes pad (they shift every blot out: 32 pips).
+const LANES: usize = 48;
+
+static WAYS: [Way; LANES] = ways();
+
+const fn ways() -> [Way; LANES] {
+    let pad = Way {
+        all: true,
+        via: [0; 3],
+        faces: 0,
+        pips: 32,
+    };
+    let mut w = [pad; LANES];
+    let mut d = 1;
+    while d <= 6 {
+        let i = d as usize - 1;
+        w[i] = Way {
+            all: true,
+            via: [0; 3],
+            faces: 1,
+            pips: d,
+        };
+        w[24 + i] = Way {
+            all: true,
+            via: [d, 0, 0],
+            faces: 2,
+            pips: 2 * d,
+        };
+        w[32 + i] = Way {
+            all: true,
+            via: [d, 2 * d, 0],
+            faces: 3,
+            pips: 3 * d,
+        };
+        w[40 + i] = Way {
+            all: true,
+            via: [d, 2 * d, 3 * d],
+            faces: 4,
+            pips: 4 * d,
+        };
+        d += 1;
     }
+    let mut m = 0;
+    let mut hi = 2;
+    while hi <= 6 {
+        let mut lo = 1;
+        while lo < hi {
+            w[8 + m] = Way {
+                all: false,
+                via: [lo, hi, 0],
+                faces: 2,
+                pips: lo + hi,
+            };
+            m += 1;
+            lo += 1;
+        }
+        hi += 1;
+    }
+    w
 }
 
-/// The 39 ways, numbered as in docs/formats.md#shots (grouped by distance).
-static WAYS: [Way; 39] = [
-    way(true, [0, 0, 0], 1, 1),
-    way(true, [0, 0, 0], 1, 2),
-    way(true, [1, 0, 0], 2, 2),
-    way(true, [0, 0, 0], 1, 3),
-    way(false, [1, 2, 0], 2, 3),
-    way(true, [1, 2, 0], 3, 3),
-    way(true, [0, 0, 0], 1, 4),
-    way(false, [1, 3, 0], 2, 4),
-    way(true, [2, 0, 0], 2, 4),
-    way(true, [1, 2, 3], 4, 4),
-    way(true, [0, 0, 0], 1, 5),
-    way(false, [1, 4, 0], 2, 5),
-    way(false, [2, 3, 0], 2, 5),
-    way(true, [0, 0, 0], 1, 6),
-    way(false, [1, 5, 0], 2, 6),
-    way(false, [2, 4, 0], 2, 6),
-    way(true, [3, 0, 0], 2, 6),
-    way(true, [2, 4, 0], 3, 6),
-    way(false, [1, 6, 0], 2, 7),
-    way(false, [2, 5, 0], 2, 7),
-    way(false, [3, 4, 0], 2, 7),
-    way(false, [2, 6, 0], 2, 8),
-    way(false, [3, 5, 0], 2, 8),
-    way(true, [4, 0, 0], 2, 8),
-    way(true, [2, 4, 6], 4, 8),
-    way(false, [3, 6, 0], 2, 9),
-    way(false, [4, 5, 0], 2, 9),
-    way(true, [3, 6, 0], 3, 9),
-    way(false, [4, 6, 0], 2, 10),
-    way(true, [5, 0, 0], 2, 10),
-    way(false, [5, 6, 0], 2, 11),
-    way(true, [6, 0, 0], 2, 12),
-    way(true, [4, 8, 0], 3, 12),
-    way(true, [3, 6, 9], 4, 12),
-    way(true, [5, 10, 0], 3, 15),
-    way(true, [4, 8, 12], 4, 16),
-    way(true, [6, 12, 0], 3, 18),
-    way(true, [5, 10, 15], 4, 20),
-    way(true, [6, 12, 18], 4, 24),
-];
+/// The ways each of the 21 rolls can hit (lanes of [`WAYS`], −1 = none),
+/// rolls in the order 11, 21, 22, 31, 32, 33, …, 66: a non-double `hi-lo`
+/// [direct `lo`, direct `hi`, the two-dice way], a double `d-d` [direct
+/// `d`, `d` twice, three times, four times]. A roll is a double iff its
+/// fourth entry is used.
+static ROLL_WAYS: [[i8; 4]; 21] = roll_ways();
 
-/// The ways each of the 21 rolls can hit (indices into [`WAYS`], −1 = none),
-/// rolls in the order 11, 21, 22, 31, 32, 33, …, 66. A roll is a double iff
-/// its fourth entry is used.
-static ROLL_WAYS: [[i8; 4]; 21] = [
-    [0, 2, 5, 9],
-    [0, 1, 4, -1],
-    [1, 8, 17, 24],
-    [0, 3, 7, -1],
-    [1, 3, 12, -1],
-    [3, 16, 27, 33],
-    [0, 6, 11, -1],
-    [1, 6, 15, -1],
-    [3, 6, 20, -1],
-    [6, 23, 32, 35],
-    [0, 10, 14, -1],
-    [1, 10, 19, -1],
-    [3, 10, 22, -1],
-    [6, 10, 26, -1],
-    [10, 29, 34, 37],
-    [0, 13, 18, -1],
-    [1, 13, 21, -1],
-    [3, 13, 25, -1],
-    [6, 13, 28, -1],
-    [10, 13, 30, -1],
-    [13, 31, 36, 38],
-];
+const fn roll_ways() -> [[i8; 4]; 21] {
+    let mut t = [[-1i8; 4]; 21];
+    let (mut roll, mut m) = (0, 0);
+    let mut hi = 1;
+    while hi <= 6 {
+        let mut lo = 1;
+        while lo <= hi {
+            t[roll] = if lo == hi {
+                [hi - 1, 24 + hi - 1, 32 + hi - 1, 40 + hi - 1]
+            } else {
+                m += 1;
+                [lo - 1, hi - 1, 8 + m - 1, -1]
+            };
+            roll += 1;
+            lo += 1;
+        }
+        hi += 1;
+    }
+    t
+}
 
 /// Each roll's ways as a mask over the lanes (bit r: way r), so a roll
 /// none of whose ways hits is skipped with one test.
@@ -113,12 +130,12 @@ const fn roll_masks() -> [u64; 21] {
 }
 
 /// Each way's intermediate distances as a mask (bit l: a stop l pips on).
-static VIA: [u32; 39] = via_masks();
+static VIA: [u32; LANES] = via_masks();
 
-const fn via_masks() -> [u32; 39] {
-    let mut t = [0u32; 39];
+const fn via_masks() -> [u32; LANES] {
+    let mut t = [0u32; LANES];
     let mut r = 0;
-    while r < 39 {
+    while r < LANES {
         let mut k = 0;
         while k < 3 && WAYS[r].via[k] > 0 {
             t[r] |= 1 << WAYS[r].via[k];
@@ -191,9 +208,6 @@ fn hitting_mask(hit: &[u32; LANES], vector: bool) -> u64 {
         .fold(0u64, |m, (r, &h)| m | u64::from(h != 0) << r)
 }
 
-/// The ways padded to a multiple of 8 lanes; way 39 never hits.
-const LANES: usize = 40;
-
 /// What [`hitting_ways`] needs, in my numbering: the points I can hit from,
 /// the opponent's blots gnubg 1.07 considers, and its made points.
 struct Targets {
@@ -232,7 +246,7 @@ fn hitting_ways(t: &Targets) -> [u32; LANES] {
         *a = t.made >> l;
     }
     let mut hit = [0u32; LANES];
-    for (h, w) in hit.iter_mut().zip(&WAYS) {
+    for (h, w) in hit.iter_mut().zip(&WAYS).filter(|(_, w)| w.faces > 0) {
         let [x, y, z] = w.via.map(|k| ahead[usize::from(k)]);
         let blocked = if w.all { x | y | z } else { x & y };
         *h = t.shooters & ((t.blots & !blocked) << w.pips);
@@ -344,8 +358,7 @@ mod avx2 {
 
     const fn lanes() -> Lanes {
         let mut l = Lanes {
-            // Lane 39 shifts its blots out entirely: it never hits.
-            pips: [32; LANES],
+            pips: [0; LANES],
             via: [[0; LANES]; 3],
             via_used: [[0; LANES]; 3],
             all: [0; LANES],
@@ -353,8 +366,9 @@ mod avx2 {
             via_mask: [0; LANES],
         };
         let mut r = 0;
-        while r < 39 {
+        while r < LANES {
             let w = &WAYS[r];
+            // A padding lane's 32 pips shift every blot out: it never hits.
             l.pips[r] = w.pips as u32;
             let mut k = 0;
             while k < 3 {
@@ -460,8 +474,8 @@ mod avx2 {
     /// the other die), bits 8–15 the pips lost, bits 16 and up that shooter.
     /// A way that misses packs to 0 but for bit 2 (it shoots from point 0).
     #[target_feature(enable = "avx2")]
-    fn packed_outcomes(hit: &[u32; LANES], blots: u32, my_blots: u32) -> [u32; LANES] {
-        let mut o = [0u32; LANES];
+    fn packed_outcomes(hit: &[u32; LANES], blots: u32, my_blots: u32) -> [__m256i; LANES / 8] {
+        let mut o = [_mm256_setzero_si256(); LANES / 8];
         let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
         let blots = _mm256_set1_epi32(blots as i32);
         let my_blots = _mm256_set1_epi32(my_blots as i32);
@@ -501,43 +515,35 @@ mod avx2 {
                     _mm256_slli_epi32::<16>(top),
                 ),
             );
-            store(&mut o, i, packed);
+            o[i / 8] = packed;
         }
         o
     }
 
-    /// The ways of the 15 non-doubles (lanes in [`ROLL_WAYS`]'s order, the
-    /// 16th lane way 39, which never hits): the smaller die's direct way,
-    /// the larger die's, the combined one. Then the ways of the 6 doubles
-    /// (lanes 6 and 7 way 39): the direct way and the three combined ones.
-    struct RollLanes {
-        mixed: [[[i32; 8]; 2]; 3],
-        doubles: [[i32; 8]; 4],
+    /// For the 15 non-doubles in [`ROLL_WAYS`]'s order (two vectors, the
+    /// 16th lane padding): the lanes of the smaller and of the larger die's
+    /// direct way in the first vector of outcomes (lane 6, a padding lane,
+    /// for the 16th).
+    struct DieLanes {
+        smaller: [[i32; 8]; 2],
+        larger: [[i32; 8]; 2],
     }
 
-    const R: RollLanes = roll_lanes();
+    const D: DieLanes = die_lanes();
 
-    const fn roll_lanes() -> RollLanes {
-        let mut l = RollLanes {
-            mixed: [[[39; 8]; 2]; 3],
-            doubles: [[39; 8]; 4],
+    const fn die_lanes() -> DieLanes {
+        let mut l = DieLanes {
+            smaller: [[6; 8]; 2],
+            larger: [[6; 8]; 2],
         };
-        let (mut roll, mut m, mut d) = (0, 0, 0);
+        let (mut roll, mut m) = (0, 0);
         while roll < 21 {
             let ways = ROLL_WAYS[roll];
-            if ways[3] >= 0 {
-                let mut k = 0;
-                while k < 4 {
-                    l.doubles[k][d] = ways[k] as i32;
-                    k += 1;
-                }
-                d += 1;
-            } else {
-                let mut k = 0;
-                while k < 3 {
-                    l.mixed[k][m / 8][m % 8] = ways[k] as i32;
-                    k += 1;
-                }
+            if ways[3] < 0 {
+                l.smaller[m / 8][m % 8] = ways[0] as i32;
+                l.larger[m / 8][m % 8] = ways[1] as i32;
+                // The lanes of WAYS hold the two-dice ways in this order.
+                assert!(ways[2] as usize == 8 + m);
                 m += 1;
             }
             roll += 1;
@@ -545,16 +551,14 @@ mod avx2 {
         l
     }
 
-    /// Eight packed outcomes, lane j that of way `ways[j]`.
+    /// The direct ways' outcomes `direct` moved to the lanes `lanes`.
     #[inline(always)]
-    fn gather(o: &[u32; LANES], ways: &[i32; 8]) -> __m256i {
-        // SAFETY: the indices are lanes of the constant tables above, all
-        // below LANES, so every read lies inside `o`; AVX2 is enabled in
-        // every caller.
+    fn pick(direct: __m256i, lanes: &[i32; 8]) -> __m256i {
+        // SAFETY: AVX2 is enabled in every caller; the load reads the 32
+        // bytes of `lanes`.
         #[allow(unsafe_code)]
         unsafe {
-            let index = _mm256_loadu_si256(ways.as_ptr().cast());
-            _mm256_i32gather_epi32::<4>(o.as_ptr().cast(), index)
+            _mm256_permutevar8x32_epi32(direct, _mm256_loadu_si256(lanes.as_ptr().cast()))
         }
     }
 
@@ -582,10 +586,13 @@ mod avx2 {
         }
     }
 
-    /// Per lane: (pips lost, chequers hit) of the rolls of `mixed`.
+    /// Per lane: (pips lost, chequers hit) of the non-doubles in lanes
+    /// `8 · half` onwards, from the outcomes `o`.
     #[target_feature(enable = "avx2")]
-    fn mixed_rolls(o: &[u32; LANES], half: usize) -> (__m256i, __m256i) {
-        let [a, b, c] = [0, 1, 2].map(|k| gather(o, &R.mixed[k][half]));
+    fn mixed_rolls(o: &[__m256i; LANES / 8], half: usize) -> (__m256i, __m256i) {
+        let a = pick(o[0], &D.smaller[half]);
+        let b = pick(o[0], &D.larger[half]);
+        let c = o[1 + half];
         let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
         let (ha, hb) = (_mm256_and_si256(a, one), _mm256_and_si256(b, one));
         // The larger die counts unless the smaller one hit with the same
@@ -602,10 +609,11 @@ mod avx2 {
         (pips, n)
     }
 
-    /// Per lane: (pips lost, chequers hit) of the doubles.
+    /// Per lane: (pips lost, chequers hit) of the doubles (lane `d − 1`
+    /// for `d-d`), from the outcomes `o`.
     #[target_feature(enable = "avx2")]
-    fn doubles(o: &[u32; LANES]) -> (__m256i, __m256i) {
-        let [a, b, c, d] = [0, 1, 2, 3].map(|k| gather(o, &R.doubles[k]));
+    fn doubles(o: &[__m256i; LANES / 8]) -> (__m256i, __m256i) {
+        let [a, b, c, d] = [o[0], o[3], o[4], o[5]];
         // The direct way: one chequer, a second if another shooter hits.
         let mut n = _mm256_add_epi32(field::<0>(a, 1), field::<1>(a, 1));
         for w in [b, c, d] {
@@ -632,7 +640,8 @@ mod avx2 {
     }
 
     /// [`super::from_the_board`]: every roll at once, the 15 non-doubles
-    /// counted twice, without a branch per roll.
+    /// counted twice, without a branch per roll. The doubles' lanes 6 and 7
+    /// and the non-doubles' 16th lane read padding lanes, which add 0.
     #[target_feature(enable = "avx2")]
     fn from_the_board_avx2(hit: &[u32; LANES], blots: u32, my_blots: u32) -> (u32, u32, u32) {
         let o = packed_outcomes(hit, blots, my_blots);
