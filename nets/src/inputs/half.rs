@@ -77,14 +77,8 @@ fn half_inputs_in<const RECIPROCAL: bool, const OWN: bool>(
 /// rearmost chequer, `n_opp_back` in my numbering.
 #[inline(always)]
 fn own_features(me: &[u8; 25], mine: Masks, n_opp_back: i32, out: &mut [f32], div: Division) {
-    let m = |i: usize| i32::from(me[i]);
-    let break_contact: i32 = ((n_opp_back + 1).max(0)..25)
-        .map(|i| m(i as usize) * (i + 1 - n_opp_back))
-        .sum();
+    let (break_contact, free_pip) = contact_pips(me, n_opp_back);
     out[BREAK_CONTACT] = div.div(break_contact as f32, 15.0 + 152.0);
-    let free_pip: i32 = (0..n_opp_back.max(0))
-        .map(|i| (i + 1) * m(i as usize))
-        .sum();
     out[FREEPIP] = div.div(free_pip as f32, 100.0);
 
     out[TIMING] = div.div(timing(me, n_opp_back) as f32, 100.0);
@@ -107,24 +101,10 @@ fn own_features(me: &[u8; 25], mine: Masks, n_opp_back: i32, out: &mut [f32], di
     out[BACKESCAPES] = div.div(escapes(my_made, 23 - n_opp_back) as f32, 36.0);
     out[BACKRESCAPES] = div.div(escapes1_made(my_made, 23 - n_opp_back) as f32, 36.0);
 
-    let mut n = 36u32;
-    let mut i = 15;
-    while i < 24 - n_opp_back {
-        n = n.min(escapes(my_made, i));
-        i += 1;
-    }
-    let a = div.div((36 - n) as f32, 36.0);
+    let (n_after_back, n) = containment(my_made, n_opp_back);
+    let a = div.div((36 - n_after_back) as f32, 36.0);
     out[ACONTAIN] = a;
     out[ACONTAIN2] = a * a;
-    if n_opp_back < 0 {
-        // The opponent is on the bar: restart without the 24-point.
-        i = 15;
-        n = 36;
-    }
-    while i < 24 {
-        n = n.min(escapes(my_made, i));
-        i += 1;
-    }
     let c = div.div((36 - n) as f32, 36.0);
     out[CONTAIN] = c;
     out[CONTAIN2] = c * c;
@@ -155,6 +135,42 @@ fn own_features(me: &[u8; 25], mine: Masks, n_opp_back: i32, out: &mut [f32], di
     out[BACKG1] = if anchors == 1 { men as f32 / 8.0 } else { 0.0 };
 }
 
+/// BREAK_CONTACT's and FREEPIP's sums: my chequers beyond the opponent's
+/// rearmost one (`n_opp_back`), each weighted by the pips it needs to pass
+/// it, and those before it by their pips. One fixed pass over the points,
+/// each point's term masked, rather than loops whose length changes with
+/// every position (a branch that mispredicts).
+#[inline(always)]
+fn contact_pips(me: &[u8; 25], n_opp_back: i32) -> (i32, i32) {
+    let (mut beyond, mut before) = (0i32, 0i32);
+    for (i, &c) in me.iter().enumerate() {
+        let (i, c) = (i as i32, i32::from(c));
+        beyond += c * (i + 1 - n_opp_back) * i32::from(i > n_opp_back);
+        before += c * (i + 1) * i32::from(i < n_opp_back);
+    }
+    (beyond, before)
+}
+
+/// ACONTAIN's and CONTAIN's escape counts: the fewest rolls that escape
+/// from my points 15 up to the opponent's rearmost chequer (36 if none
+/// lies between), and from all my points 15–23. With the opponent on the
+/// bar (`n_opp_back` −1) the first range includes point 24, the second
+/// never does.
+#[inline(always)]
+fn containment(my_made: u32, n_opp_back: i32) -> (u32, u32) {
+    let (mut after_back, mut all) = (36u32, 36u32);
+    for i in 15..25 {
+        let e = escapes(my_made, i);
+        if i < 24 - n_opp_back {
+            after_back = after_back.min(e);
+        }
+        if i < 24 {
+            all = all.min(e);
+        }
+    }
+    (after_back, all)
+}
+
 /// The highest bit set in `mask`, or −1 if none.
 #[inline]
 fn highest(mask: u32) -> i32 {
@@ -166,18 +182,18 @@ fn timing(me: &[u8; 25], n_opp_back: i32) -> i32 {
     let m = |i: i32| i32::from(me[i as usize]);
     let mut t = 24 * m(24);
     let mut no = m(24);
-    let mut i = 23;
-    while i >= 12 && i > n_opp_back {
-        // Spares beyond a made point, and a blot: 0 for 0 or 2 chequers.
-        let c = (m(i) - 2).max(0) + i32::from(m(i) == 1);
-        no += c;
-        t += i * c;
-        i -= 1;
-    }
-    while i >= 6 {
-        no += m(i);
-        t += i * m(i);
-        i -= 1;
+    // Points 6–23; beyond both point 11 and the opponent's rearmost
+    // chequer only the spares of a made point and a blot count (0 for 0 or
+    // 2 chequers). A fixed pass with the choice made per point.
+    for i in 6..24 {
+        let c = m(i);
+        let movable = if i >= 12 && i > n_opp_back {
+            (c - 2).max(0) + i32::from(c == 1)
+        } else {
+            c
+        };
+        no += movable;
+        t += i * movable;
     }
     for i in (0..6).rev() {
         if m(i) > 2 {
@@ -204,10 +220,11 @@ fn moment2(me: &[u8; 25]) -> i32 {
     }
     let mean = if men > 0 { (sum + men - 1) / men } else { sum };
     let (mut far, mut k) = (0i32, 0i32);
-    for i in (mean + 1).max(0)..25 {
-        let c = i32::from(me[i as usize]);
-        far += c;
-        k += c * (i - mean) * (i - mean);
+    for (i, &c) in me.iter().enumerate() {
+        let beyond = i32::from(c) * i32::from(i as i32 > mean);
+        let d = i as i32 - mean;
+        far += beyond;
+        k += beyond * d * d;
     }
     if far > 0 {
         (k + far - 1) / far
@@ -265,4 +282,95 @@ fn backbone(me: &[u8; 25], made: u32) -> (i32, i32) {
         tot += weight;
     }
     (w, tot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random sides (some with chequers on the bar) and rearmost opposing
+    /// chequers from the bar (−1) to none (24).
+    fn cases() -> Vec<([u8; 25], i32)> {
+        let mut next = crate::test_rng::xorshift(0xD1B5_4A32_D192_ED03);
+        (0..100_000)
+            .map(|_| {
+                let mut me = [0u8; 25];
+                for _ in 0..next() % 16 {
+                    let v = next();
+                    me[if v.is_multiple_of(11) {
+                        24
+                    } else {
+                        (v >> 8) as usize % 24
+                    }] += 1;
+                }
+                (me, (next() % 26) as i32 - 1)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fixed_passes_equal_the_ranges_they_replace() {
+        for (me, back) in cases() {
+            let m = |i: i32| i32::from(me[i as usize]);
+            let beyond: i32 = ((back + 1).max(0)..25).map(|i| m(i) * (i + 1 - back)).sum();
+            let before: i32 = (0..back.max(0)).map(|i| (i + 1) * m(i)).sum();
+            assert_eq!(contact_pips(&me, back), (beyond, before), "{me:?} {back}");
+
+            let made = masks(&me).made & 0x00FF_FFFF;
+            let mut n = 36u32;
+            let mut i = 15;
+            while i < 24 - back {
+                n = n.min(escapes(made, i));
+                i += 1;
+            }
+            let after_back = n;
+            if back < 0 {
+                i = 15;
+                n = 36;
+            }
+            while i < 24 {
+                n = n.min(escapes(made, i));
+                i += 1;
+            }
+            assert_eq!(containment(made, back), (after_back, n), "{me:?} {back}");
+
+            let (mut t, mut no) = (24 * m(24), m(24));
+            let mut i = 23;
+            while i >= 12 && i > back {
+                let c = (m(i) - 2).max(0) + i32::from(m(i) == 1);
+                no += c;
+                t += i * c;
+                i -= 1;
+            }
+            while i >= 6 {
+                no += m(i);
+                t += i * m(i);
+                i -= 1;
+            }
+            for i in (0..6).rev() {
+                if m(i) > 2 {
+                    t += i * (m(i) - 2);
+                    no += m(i) - 2;
+                } else if m(i) < 2 {
+                    let c = 2 - m(i);
+                    if no >= c {
+                        t -= i * c;
+                        no -= c;
+                    }
+                }
+            }
+            assert_eq!(timing(&me, back), t.max(0), "{me:?} {back}");
+
+            let men: i32 = (0..25).map(m).sum();
+            let sum: i32 = (0..25).map(|i| i * m(i)).sum();
+            let mean = if men > 0 { (sum + men - 1) / men } else { sum };
+            let (mut far, mut k) = (0, 0);
+            for i in (mean + 1).max(0)..25 {
+                far += m(i);
+                k += m(i) * (i - mean) * (i - mean);
+            }
+            let want = if far > 0 { (k + far - 1) / far } else { k };
+            assert_eq!(moment2(&me), want, "{me:?}");
+        }
+    }
 }
