@@ -3,6 +3,7 @@
 use super::escapes::{escapes1_made, escapes_made as escapes};
 use super::masks::{masks, Masks};
 use super::offsets::*;
+use super::point_sums::Counts;
 use super::shots::shots;
 use crate::arith::Division;
 
@@ -77,11 +78,13 @@ fn half_inputs_in<const RECIPROCAL: bool, const OWN: bool>(
 /// rearmost chequer, `n_opp_back` in my numbering.
 #[inline(always)]
 fn own_features(me: &[u8; 25], mine: Masks, n_opp_back: i32, out: &mut [f32], div: Division) {
-    let (break_contact, free_pip) = contact_pips(me, n_opp_back);
+    let counts = Counts::new(me);
+    let total = counts.sums();
+    let (break_contact, free_pip) = contact_pips(counts, total, n_opp_back);
     out[BREAK_CONTACT] = div.div(break_contact as f32, 15.0 + 152.0);
     out[FREEPIP] = div.div(free_pip as f32, 100.0);
 
-    out[TIMING] = div.div(timing(me, n_opp_back) as f32, 100.0);
+    out[TIMING] = div.div(timing(me, counts, n_opp_back) as f32, 100.0);
 
     let n_back = highest(mine.occupied);
     out[BACK_CHEQUER] = div.div(n_back as f32, 24.0);
@@ -109,7 +112,7 @@ fn own_features(me: &[u8; 25], mine: Masks, n_opp_back: i32, out: &mut [f32], di
     out[CONTAIN] = c;
     out[CONTAIN2] = c * c;
 
-    out[MOMENT2] = div.div(moment2(me) as f32, 400.0);
+    out[MOMENT2] = div.div(moment2(counts, total) as f32, 400.0);
 
     // `w / (tot · 11)`; gnubg's fast-math build reassociates it to
     // `(w · (1/11)) / tot` (verified bit for bit; not
@@ -137,17 +140,13 @@ fn own_features(me: &[u8; 25], mine: Masks, n_opp_back: i32, out: &mut [f32], di
 
 /// BREAK_CONTACT's and FREEPIP's sums: my chequers beyond the opponent's
 /// rearmost one (`n_opp_back`), each weighted by the pips it needs to pass
-/// it, and those before it by their pips. One fixed pass over the points,
-/// each point's term masked, rather than loops whose length changes with
-/// every position (a branch that mispredicts).
+/// it, and those before it by their pips; `total` is `counts.sums()`.
 #[inline(always)]
-fn contact_pips(me: &[u8; 25], n_opp_back: i32) -> (i32, i32) {
-    let (mut beyond, mut before) = (0i32, 0i32);
-    for (i, &c) in me.iter().enumerate() {
-        let (i, c) = (i as i32, i32::from(c));
-        beyond += c * (i + 1 - n_opp_back) * i32::from(i > n_opp_back);
-        before += c * (i + 1) * i32::from(i < n_opp_back);
-    }
+fn contact_pips(counts: Counts, total: [i32; 2], n_opp_back: i32) -> (i32, i32) {
+    let [far, far_pips] = counts.above(n_opp_back).sums();
+    let [from, from_pips] = counts.above(n_opp_back - 1).sums();
+    let beyond = far_pips + (1 - n_opp_back) * far;
+    let before = (total[1] + total[0]) - (from_pips + from);
     (beyond, before)
 }
 
@@ -177,24 +176,13 @@ fn highest(mask: u32) -> i32 {
     31 - mask.leading_zeros() as i32
 }
 
-/// TIMING's integer t (docs/formats.md#contact-and-crashed-inputs).
-fn timing(me: &[u8; 25], n_opp_back: i32) -> i32 {
+/// TIMING's integer t (docs/formats.md#contact-and-crashed-inputs);
+/// `counts` are `me`'s.
+fn timing(me: &[u8; 25], counts: Counts, n_opp_back: i32) -> i32 {
     let m = |i: i32| i32::from(me[i as usize]);
-    let mut t = 24 * m(24);
-    let mut no = m(24);
-    // Points 6–23; beyond both point 11 and the opponent's rearmost
-    // chequer only the spares of a made point and a blot count (0 for 0 or
-    // 2 chequers). A fixed pass with the choice made per point.
-    for i in 6..24 {
-        let c = m(i);
-        let movable = if i >= 12 && i > n_opp_back {
-            (c - 2).max(0) + i32::from(c == 1)
-        } else {
-            c
-        };
-        no += movable;
-        t += i * movable;
-    }
+    let (outer, movable) = counts.timing_outer(n_opp_back);
+    let mut t = 24 * m(24) + outer;
+    let mut no = m(24) + movable;
     for i in (0..6).rev() {
         if m(i) > 2 {
             t += i * (m(i) - 2);
@@ -211,21 +199,14 @@ fn timing(me: &[u8; 25], n_opp_back: i32) -> i32 {
 }
 
 /// MOMENT2's integer k: rounded-up second moment of the chequers beyond the
-/// rounded-up mean.
-fn moment2(me: &[u8; 25]) -> i32 {
-    let (mut men, mut sum) = (0i32, 0i32);
-    for (i, &c) in me.iter().enumerate() {
-        men += i32::from(c);
-        sum += i as i32 * i32::from(c);
-    }
+/// rounded-up mean; `counts` and `total` are the side's counts and their
+/// sums.
+fn moment2(counts: Counts, total: [i32; 2]) -> i32 {
+    let [men, sum] = total;
     let mean = if men > 0 { (sum + men - 1) / men } else { sum };
-    let (mut far, mut k) = (0i32, 0i32);
-    for (i, &c) in me.iter().enumerate() {
-        let beyond = i32::from(c) * i32::from(i as i32 > mean);
-        let d = i as i32 - mean;
-        far += beyond;
-        k += beyond * d * d;
-    }
+    // Σ c·(i − mean)² over the points beyond the mean.
+    let [far, first, second] = counts.above(mean).moments();
+    let k = second - 2 * mean * first + mean * mean * far;
     if far > 0 {
         (k + far - 1) / far
     } else {
@@ -314,7 +295,13 @@ mod tests {
             let m = |i: i32| i32::from(me[i as usize]);
             let beyond: i32 = ((back + 1).max(0)..25).map(|i| m(i) * (i + 1 - back)).sum();
             let before: i32 = (0..back.max(0)).map(|i| (i + 1) * m(i)).sum();
-            assert_eq!(contact_pips(&me, back), (beyond, before), "{me:?} {back}");
+            let counts = Counts::new(&me);
+            let total = counts.sums();
+            assert_eq!(
+                contact_pips(counts, total, back),
+                (beyond, before),
+                "{me:?} {back}"
+            );
 
             let made = masks(&me).made & 0x00FF_FFFF;
             let mut n = 36u32;
@@ -359,7 +346,7 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(timing(&me, back), t.max(0), "{me:?} {back}");
+            assert_eq!(timing(&me, counts, back), t.max(0), "{me:?} {back}");
 
             let men: i32 = (0..25).map(m).sum();
             let sum: i32 = (0..25).map(|i| i * m(i)).sum();
@@ -370,7 +357,7 @@ mod tests {
                 k += m(i) * (i - mean) * (i - mean);
             }
             let want = if far > 0 { (k + far - 1) / far } else { k };
-            assert_eq!(moment2(&me), want, "{me:?}");
+            assert_eq!(moment2(counts, total), want, "{me:?}");
         }
     }
 }

@@ -5,6 +5,7 @@ mod contact;
 mod escapes;
 mod half;
 mod masks;
+mod point_sums;
 mod race;
 mod shots;
 
