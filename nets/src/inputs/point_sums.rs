@@ -12,6 +12,10 @@ use core::arch::x86_64::*;
 #[derive(Clone, Copy)]
 pub(crate) struct Counts([__m128i; 4]);
 
+/// A weight of 1 in each lane.
+#[cfg(target_arch = "x86_64")]
+const ONE: [[i16; 8]; 4] = index(0);
+
 /// The point number of each lane.
 #[cfg(target_arch = "x86_64")]
 const INDEX: [[i16; 8]; 4] = index(1);
@@ -82,33 +86,27 @@ impl Counts {
     /// (Σ c, Σ i·c) over the points i.
     #[inline(always)]
     pub fn sums(self) -> [i32; 2] {
-        // SAFETY: SSE2, all these intrinsics need, is part of the x86-64
-        // baseline; the loads read the constant tables above.
-        #[allow(unsafe_code)]
-        unsafe {
-            let ones = _mm_set1_epi16(1);
-            let mut s = [_mm_setzero_si128(); 2];
-            for (k, &c) in self.0.iter().enumerate() {
-                s[0] = _mm_add_epi32(s[0], _mm_madd_epi16(c, ones));
-                s[1] = _mm_add_epi32(s[1], _mm_madd_epi16(c, vector(&INDEX[k])));
-            }
-            s.map(lane_sum)
-        }
+        self.dots([&ONE, &INDEX])
     }
 
     /// (Σ c, Σ i·c, Σ i²·c) over the points i.
     #[inline(always)]
     pub fn moments(self) -> [i32; 3] {
+        self.dots([&ONE, &INDEX, &SQUARE])
+    }
+
+    /// For each table of lane weights, Σ c·weight over the points.
+    #[inline(always)]
+    fn dots<const N: usize>(self, weights: [&[[i16; 8]; 4]; N]) -> [i32; N] {
         // SAFETY: SSE2, all these intrinsics need, is part of the x86-64
-        // baseline; the loads read the constant tables above.
+        // baseline.
         #[allow(unsafe_code)]
         unsafe {
-            let ones = _mm_set1_epi16(1);
-            let mut s = [_mm_setzero_si128(); 3];
+            let mut s = [_mm_setzero_si128(); N];
             for (k, &c) in self.0.iter().enumerate() {
-                s[0] = _mm_add_epi32(s[0], _mm_madd_epi16(c, ones));
-                s[1] = _mm_add_epi32(s[1], _mm_madd_epi16(c, vector(&INDEX[k])));
-                s[2] = _mm_add_epi32(s[2], _mm_madd_epi16(c, vector(&SQUARE[k])));
+                for (s, w) in s.iter_mut().zip(weights) {
+                    *s = _mm_add_epi32(*s, _mm_madd_epi16(c, vector(&w[k])));
+                }
             }
             s.map(lane_sum)
         }
