@@ -86,29 +86,25 @@ impl Counts {
     /// (Σ c, Σ i·c) over the points i.
     #[inline(always)]
     pub fn sums(self) -> [i32; 2] {
-        self.dots([&ONE, &INDEX])
+        [self.dot(&ONE), self.dot(&INDEX)]
     }
 
     /// (Σ c, Σ i·c, Σ i²·c) over the points i.
     #[inline(always)]
     pub fn moments(self) -> [i32; 3] {
-        self.dots([&ONE, &INDEX, &SQUARE])
+        [self.dot(&ONE), self.dot(&INDEX), self.dot(&SQUARE)]
     }
 
-    /// For each table of lane weights, Σ c·weight over the points.
+    /// Σ c·weight over the points, for a table of lane weights.
     #[inline(always)]
-    fn dots<const N: usize>(self, weights: [&[[i16; 8]; 4]; N]) -> [i32; N] {
+    fn dot(self, weights: &[[i16; 8]; 4]) -> i32 {
         // SAFETY: SSE2, all these intrinsics need, is part of the x86-64
         // baseline.
         #[allow(unsafe_code)]
         unsafe {
-            let mut s = [_mm_setzero_si128(); N];
-            for (k, &c) in self.0.iter().enumerate() {
-                for (s, w) in s.iter_mut().zip(weights) {
-                    *s = _mm_add_epi32(*s, _mm_madd_epi16(c, vector(&w[k])));
-                }
-            }
-            s.map(lane_sum)
+            let [a, b, c, d] =
+                core::array::from_fn(|k| _mm_madd_epi16(self.0[k], vector(&weights[k])));
+            lane_sum(_mm_add_epi32(_mm_add_epi32(a, b), _mm_add_epi32(c, d)))
         }
     }
 
