@@ -3,7 +3,7 @@
 
 use super::back;
 use super::base::base_inputs;
-use super::half::{half_against, half_inputs};
+use super::half::{half_against, half_inputs, Side};
 use crate::arith::{Arithmetic, Division};
 use board::Board;
 
@@ -92,14 +92,15 @@ fn write_inputs(
         off_non_crashed(s1, &mut out[225..228], div);
     }
     let same_side_1 = |p: &Board| p.sides[1] == *s1 && back(&p.sides[0]) == back(s0);
+    let (side0, side1) = (Side::new(s0), Side::new(s1));
     match previous {
         Some((p, inputs)) if same_side_1(p) => {
             out[203..225].copy_from_slice(&inputs[203..225]);
-            half_against(s1, s0, &mut out[200..225], div);
+            half_against(side1, side0, &mut out[200..225], div);
         }
-        _ => half_inputs(s1, s0, &mut out[200..225], div),
+        _ => half_inputs(side1, side0, &mut out[200..225], div),
     }
-    half_inputs(s0, s1, &mut out[225..250], div);
+    half_inputs(side0, side1, &mut out[225..250], div);
 }
 
 #[cfg(test)]

@@ -7,8 +7,27 @@ use super::point_sums::Counts;
 use super::shots::shots;
 use crate::arith::Division;
 
+/// A side's chequers and their masks, computed once for a board and read by
+/// both of its blocks.
+#[derive(Clone, Copy)]
+pub(crate) struct Side<'a> {
+    points: &'a [u8; 25],
+    masks: Masks,
+}
+
+impl<'a> Side<'a> {
+    /// The side with chequers `points`.
+    #[inline]
+    pub fn new(points: &'a [u8; 25]) -> Side<'a> {
+        Side {
+            points,
+            masks: masks(points),
+        }
+    }
+}
+
 /// Writes offsets 3..=24 of a 25-value block for `me` against `opp`.
-pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: Division) {
+pub(crate) fn half_inputs(me: Side, opp: Side, out: &mut [f32], div: Division) {
     match div {
         Division::True => half_inputs_in::<false, true>(me, opp, out),
         Division::Reciprocal => half_inputs_in::<true, true>(me, opp, out),
@@ -20,7 +39,7 @@ pub(crate) fn half_inputs(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: D
 /// ENTER, ENTER2). The others are functions of `me` and of that chequer's
 /// point alone, so a block computed for the same `me` and an opponent
 /// whose rearmost chequer is on the same point already holds them.
-pub(crate) fn half_against(me: &[u8; 25], opp: &[u8; 25], out: &mut [f32], div: Division) {
+pub(crate) fn half_against(me: Side, opp: Side, out: &mut [f32], div: Division) {
     match div {
         Division::True => half_inputs_in::<false, false>(me, opp, out),
         Division::Reciprocal => half_inputs_in::<true, false>(me, opp, out),
@@ -38,17 +57,14 @@ fn rearmost_against(opp_occupied: u32) -> i32 {
 /// division (`RECIPROCAL`: multiplication by the constant's reciprocal), so
 /// each division is one instruction rather than both computed and one kept.
 #[inline(always)]
-fn half_inputs_in<const RECIPROCAL: bool, const OWN: bool>(
-    me: &[u8; 25],
-    opp: &[u8; 25],
-    out: &mut [f32],
-) {
+fn half_inputs_in<const RECIPROCAL: bool, const OWN: bool>(me: Side, opp: Side, out: &mut [f32]) {
     let div = if RECIPROCAL {
         Division::Reciprocal
     } else {
         Division::True
     };
-    let (mine, theirs) = (masks(me), masks(opp));
+    let (mine, theirs) = (me.masks, opp.masks);
+    let (me, opp) = (me.points, opp.points);
     if OWN {
         own_features(me, mine, rearmost_against(theirs.occupied), out, div);
     }
