@@ -335,8 +335,10 @@ fn from_the_board(me: &[u8; 25], o: &Outcomes, hitting: u64) -> (u32, u32, u32) 
     (np, n1, n2)
 }
 
-/// [`hitting_ways`] and [`outcomes`] eight ways at a time in AVX2 (the same
-/// integer results; tested against the scalar functions).
+/// [`hitting_ways`] eight ways at a time and, with nothing on the bar,
+/// [`from_the_board`] with the ways' outcomes packed in lanes and the rolls
+/// combined side by side, in AVX2 (the same integer results; tested against
+/// the scalar functions).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{Targets, LANES, ROLL_WAYS, VIA, WAYS};
@@ -651,13 +653,12 @@ mod avx2 {
         let twice = |x: __m256i, y: __m256i, d: __m256i| {
             _mm256_add_epi32(_mm256_slli_epi32::<1>(_mm256_add_epi32(x, y)), d)
         };
-        let (one, two) = (_mm256_set1_epi32(1), _mm256_set1_epi32(2));
-        let at_least = |n: __m256i, k: __m256i| {
-            _mm256_and_si256(_mm256_cmpgt_epi32(n, _mm256_sub_epi32(k, one)), one)
-        };
+        let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
+        // 1 in the lanes whose chequers hit exceed `k`.
+        let above = |n: __m256i, k: __m256i| _mm256_and_si256(_mm256_cmpgt_epi32(n, k), one);
         let pips = twice(p0, p1, pd);
-        let hit1 = twice(at_least(n0, one), at_least(n1, one), at_least(nd, one));
-        let hit2 = twice(at_least(n0, two), at_least(n1, two), at_least(nd, two));
+        let hit1 = twice(above(n0, zero), above(n1, zero), above(nd, zero));
+        let hit2 = twice(above(n0, one), above(n1, one), above(nd, one));
         (lane_sum(pips), lane_sum(hit1), lane_sum(hit2))
     }
 }
