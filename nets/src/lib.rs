@@ -19,6 +19,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod aligned;
 pub mod approx_reciprocal;
 pub mod arith;
 pub mod bearoff_eval;

@@ -1,5 +1,6 @@
 //! The net model (docs/formats.md#weights-files) and gnubg's set of six nets.
 
+use crate::aligned::Aligned;
 use crate::error::WeightsError;
 
 /// A fully connected perceptron with one hidden layer, stored as gnubg stores
@@ -12,14 +13,16 @@ pub struct Net {
     outputs: usize,
     beta_hidden: f32,
     beta_output: f32,
-    hidden_weight: Vec<f32>,
-    output_weight: Vec<f32>,
+    /// On a cache-line boundary, as are `output_weight` and `blocked`: a
+    /// row's blocks then span whole lines.
+    hidden_weight: Aligned,
+    output_weight: Aligned,
     hidden_threshold: Vec<f32>,
     output_threshold: Vec<f32>,
     /// The hidden weights again, blocked for batched evaluation
     /// ([`Net::blocked_hidden_weights`]); equal to `hidden_weight` unless
     /// `blocked_stale`.
-    blocked: Vec<f32>,
+    blocked: Aligned,
     /// Set by training steps that leave the blocked copy behind
     /// ([`crate::train_net_deferred`]) until [`Net::refresh_blocked`].
     blocked_stale: bool,
@@ -120,11 +123,11 @@ impl Net {
             outputs: o,
             beta_hidden: shape.beta_hidden,
             beta_output: shape.beta_output,
-            hidden_weight: rest,
-            output_weight,
+            hidden_weight: Aligned::from_slice(&rest),
+            output_weight: Aligned::from_slice(&output_weight),
             hidden_threshold,
             output_threshold,
-            blocked: Vec::new(),
+            blocked: Aligned::zeroed(0),
             blocked_stale: false,
         };
         net.rebuild_blocked();
@@ -169,7 +172,7 @@ impl Net {
     fn rebuild_blocked(&mut self) {
         let size = self.padded_hidden() / BLOCK_UNITS * self.inputs * BLOCK_UNITS;
         if self.blocked.len() != size {
-            self.blocked = vec![0.0; size];
+            self.blocked = Aligned::zeroed(size);
         }
         self.blocked_stale = false;
         self.sync_blocked_rows(0..self.inputs);
@@ -287,7 +290,7 @@ impl Net {
     pub fn values(&self) -> impl Iterator<Item = f32> + '_ {
         self.hidden_weight
             .iter()
-            .chain(&self.output_weight)
+            .chain(self.output_weight.iter())
             .chain(&self.hidden_threshold)
             .chain(&self.output_threshold)
             .copied()
