@@ -30,6 +30,23 @@ fn contact_boards() -> Vec<Board> {
     (0..N).map(|_| random_board(&mut rng)).collect()
 }
 
+/// Contact boards with one chequer of one side (each side in turn) moved
+/// from its rearmost point to the bar, as after a hit: the shots with a
+/// chequer to enter first.
+fn bar_boards() -> Vec<Board> {
+    contact_boards()
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut b)| {
+            let side = &mut b.sides[i % 2];
+            let rearmost = (0..24).rev().find(|&p| side[p] > 0).expect("15 chequers");
+            side[rearmost] -= 1;
+            side[24] += 1;
+            b
+        })
+        .collect()
+}
+
 /// Races: contact boards with every chequer of each side moved past the
 /// other's (the side on roll's home, the opponent's home), mirrored.
 fn race_boards() -> Vec<Board> {
@@ -98,6 +115,9 @@ fn inputs(c: &mut Criterion) {
     let mut out = vec![0f32; nets::inputs::MAX_INPUTS];
     per_board(c, "inputs/base", &contact, |b| base_inputs(b, &mut out));
     per_board(c, "inputs/contact", &contact, |b| {
+        contact_inputs(b, &mut out, arith)
+    });
+    per_board(c, "inputs/contact, one on the bar", &bar_boards(), |b| {
         contact_inputs(b, &mut out, arith)
     });
     per_board(c, "inputs/crashed", &contact, |b| {

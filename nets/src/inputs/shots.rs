@@ -665,48 +665,49 @@ mod avx2 {
 
 /// (pips lost, chequers hit) for one roll with one chequer on the bar: it
 /// must enter first (or hit as it enters).
+///
+/// gnubg walks each direct way's shooters from the bar down: the one on
+/// the bar always counts; of the others only the rearmost can, if no
+/// earlier die of the roll hit from the board and the other die enters
+/// (gnubg's indexing, quirks included: the "other die" of a double's direct
+/// way is its two-step way); the walk stops there. A combined way counts
+/// only from the bar, with its intermediate blot. Written without branches
+/// (which rolls hit from where is unpredictable).
 fn entering_one(opp_made: u32, blots: u32, hit: &[u32; LANES], ways: &[i8; 4]) -> (i32, u32) {
-    let (mut p, mut c) = (0i32, 0u32);
-    let mut entered_elsewhere = false;
-    for (j, &r) in ways.iter().enumerate().take_while(|(_, &r)| r >= 0) {
-        let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
-        if bits == 0 {
-            continue;
-        }
-        if w.faces == 1 {
-            // The shooters on points 24 down to 1, highest first.
-            let mut from = bits & 0x01FF_FFFE;
-            while from != 0 {
-                let k = 31 - from.leading_zeros() as i32;
-                from &= !(1 << k);
-                if entered_elsewhere && k != 24 {
-                    break;
-                }
-                if k != 24 {
-                    // The other die must enter (gnubg's indexing,
-                    // quirks included: direct ways are j = 0, 1).
-                    let other = WAYS[ways[1 - j] as usize].pips;
-                    if opp_made >> (other - 1) & 1 == 1 {
-                        break;
-                    }
-                    entered_elsewhere = true;
-                }
-                c += 1;
-                p = p.max(k - i32::from(w.pips) + 1);
-            }
+    let way = ways.map(|r| r.max(0) as usize);
+    // (chequers, pips lost, whether it hit from the board) of direct way
+    // `r`, `other` the way whose pips must enter, `free` 1 if no earlier die
+    // hit from the board.
+    let direct = |r: usize, other: usize, free: u32| {
+        let (bits, pips) = (hit[r], i32::from(WAYS[r].pips));
+        let bar = bits >> 24 & 1;
+        let rest = bits & 0x00FF_FFFE;
+        let enters = u32::from(opp_made >> (WAYS[other].pips - 1) & 1 == 0);
+        let board = u32::from(rest != 0) & enters & free;
+        let rearmost = 31 - (rest | 1).leading_zeros() as i32;
+        let lost = (bar as i32 * (25 - pips)).max(board as i32 * (rearmost - pips + 1));
+        (bar + board, lost, board)
+    };
+    let combined = |r: usize, (c, p): (u32, i32)| {
+        let from_bar = hit[r] & 1 << 24 != 0;
+        let extra = u32::from((blots >> 1) & VIA[r] != 0);
+        let lost = p.max(25 - i32::from(WAYS[r].pips));
+        if from_bar {
+            (c.max(1) + extra, lost)
         } else {
-            if bits & (1 << 24) == 0 {
-                continue;
-            }
-            if c == 0 {
-                c = 1;
-            }
-            p = p.max(25 - i32::from(w.pips));
-            if (blots >> 1) & VIA[r as usize] != 0 {
-                c += 1;
-            }
+            (c, p)
         }
-    }
+    };
+    let (c, p) = if ways[3] >= 0 {
+        let (c, p, _) = direct(way[0], way[1], 1);
+        [way[1], way[2], way[3]]
+            .into_iter()
+            .fold((c, p), |cp, r| combined(r, cp))
+    } else {
+        let (ca, pa, board) = direct(way[0], way[1], 1);
+        let (cb, pb, _) = direct(way[1], way[0], 1 - board);
+        combined(way[2], (ca + cb, pa.max(pb)))
+    };
     (p, c)
 }
 
@@ -751,6 +752,76 @@ mod tests {
                 sides
             })
             .collect()
+    }
+
+    /// The walk over the shooters that [`entering_one`] replaced, kept as
+    /// its reference.
+    fn entering_one_walk(
+        opp_made: u32,
+        blots: u32,
+        hit: &[u32; LANES],
+        ways: &[i8; 4],
+    ) -> (i32, u32) {
+        let (mut p, mut c) = (0i32, 0u32);
+        let mut entered_elsewhere = false;
+        for (j, &r) in ways.iter().enumerate().take_while(|(_, &r)| r >= 0) {
+            let (bits, w) = (hit[r as usize], &WAYS[r as usize]);
+            if bits == 0 {
+                continue;
+            }
+            if w.faces == 1 {
+                let mut from = bits & 0x01FF_FFFE;
+                while from != 0 {
+                    let k = 31 - from.leading_zeros() as i32;
+                    from &= !(1 << k);
+                    if entered_elsewhere && k != 24 {
+                        break;
+                    }
+                    if k != 24 {
+                        let other = WAYS[ways[1 - j] as usize].pips;
+                        if opp_made >> (other - 1) & 1 == 1 {
+                            break;
+                        }
+                        entered_elsewhere = true;
+                    }
+                    c += 1;
+                    p = p.max(k - i32::from(w.pips) + 1);
+                }
+            } else {
+                if bits & (1 << 24) == 0 {
+                    continue;
+                }
+                if c == 0 {
+                    c = 1;
+                }
+                p = p.max(25 - i32::from(w.pips));
+                if (blots >> 1) & VIA[r as usize] != 0 {
+                    c += 1;
+                }
+            }
+        }
+        (p, c)
+    }
+
+    #[test]
+    fn entering_one_equals_the_walk_over_the_shooters() {
+        let mut compared = 0;
+        for [mut me, opp] in random_sides(200_000) {
+            me[24] = 1;
+            let (mine, theirs) = (masks(&me), masks(&opp));
+            let hit = hitting_ways(&Targets::new(mine, theirs));
+            for ways in &ROLL_WAYS {
+                let blots = theirs.blots();
+                let want = entering_one_walk(theirs.made, blots, &hit, ways);
+                assert_eq!(
+                    entering_one(theirs.made, blots, &hit, ways),
+                    want,
+                    "{me:?} {opp:?} {ways:?}"
+                );
+                compared += usize::from(want.1 > 0);
+            }
+        }
+        assert!(compared > 100_000, "{compared}");
     }
 
     #[cfg(target_arch = "x86_64")]
