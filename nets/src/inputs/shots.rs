@@ -177,16 +177,33 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
         }
         return from_the_board(me, &outcomes(&hit, blots), hitting);
     }
+    if me[24] == 1 && vector {
+        #[cfg(target_arch = "x86_64")]
+        return avx2::entering_one(&hit, blots, theirs.made);
+    }
+    on_the_bar(me[24] > 1, theirs.made, blots, &hit, hitting)
+}
+
+/// [`shots`] with chequers of mine on the bar (`two`: two or more), roll by
+/// roll; `opp_made` and `blots` are the opponent's made points and blots in
+/// its numbering, `hitting` has bit r if way r hits.
+fn on_the_bar(
+    two: bool,
+    opp_made: u32,
+    blots: u32,
+    hit: &[u32; LANES],
+    hitting: u64,
+) -> (u32, u32, u32) {
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
     for (ways, &mask) in ROLL_WAYS.iter().zip(&ROLL_MASKS) {
         // No way of the roll hits: nothing lost, nothing hit.
         if mask & hitting == 0 {
             continue;
         }
-        let (pips, chequers) = if me[24] == 1 {
-            entering_one(theirs.made, blots, &hit, ways)
+        let (pips, chequers) = if two {
+            entering_two(hit, ways)
         } else {
-            entering_two(&hit, ways)
+            entering_one(opp_made, blots, hit, ways)
         };
         let w = if ways[3] > 0 { 1 } else { 2 };
         np += pips as u32 * w;
@@ -425,6 +442,16 @@ mod avx2 {
         unsafe { from_the_board_avx2(hit, blots, my_blots) }
     }
 
+    /// [`super::shots`] with one chequer of mine on the bar (every roll's
+    /// [`super::entering_one`]) from the ways' hits `hit`, `blots` and
+    /// `opp_made` the opponent's blots and made points in its numbering.
+    /// The caller checked that the CPU has AVX2.
+    #[allow(unsafe_code)]
+    pub(super) fn entering_one(hit: &[u32; LANES], blots: u32, opp_made: u32) -> (u32, u32, u32) {
+        // SAFETY: as above.
+        unsafe { entering_one_avx2(hit, blots, opp_made) }
+    }
+
     /// [`super::hitting_mask`]. The caller checked that the CPU has AVX2.
     #[allow(unsafe_code)]
     pub(super) fn hitting_mask(hit: &[u32; LANES]) -> u64 {
@@ -574,16 +601,16 @@ mod avx2 {
         }
     }
 
-    /// `n` after a combined way `w`: if it hits, at least one chequer plus
-    /// its extra one.
+    /// `n` after a combined way `w`: if it hits (bit 0), at least one
+    /// chequer plus its extra one (bit `EXTRA`).
     #[inline(always)]
-    fn then_combined(n: __m256i, w: __m256i) -> __m256i {
+    fn then_combined<const EXTRA: i32>(n: __m256i, w: __m256i) -> __m256i {
         // SAFETY: AVX2 is enabled in every caller.
         #[allow(unsafe_code)]
         unsafe {
             let one = _mm256_set1_epi32(1);
             let hits = _mm256_cmpeq_epi32(_mm256_and_si256(w, one), one);
-            let after = _mm256_add_epi32(_mm256_max_epi32(n, one), field::<1>(w, 1));
+            let after = _mm256_add_epi32(_mm256_max_epi32(n, one), field::<EXTRA>(w, 1));
             _mm256_blendv_epi8(n, after, hits)
         }
     }
@@ -605,7 +632,7 @@ mod avx2 {
         );
         let blocked = _mm256_andnot_si256(_mm256_cmpeq_epi32(ha, zero), same);
         let n = _mm256_add_epi32(ha, _mm256_andnot_si256(blocked, hb));
-        let n = then_combined(n, c);
+        let n = then_combined::<1>(n, c);
         let lost = [a, b, c].map(|v| field::<8>(v, 0xFF));
         let pips = _mm256_max_epi32(_mm256_max_epi32(lost[0], lost[1]), lost[2]);
         (pips, n)
@@ -619,7 +646,7 @@ mod avx2 {
         // The direct way: one chequer, a second if another shooter hits.
         let mut n = _mm256_add_epi32(field::<0>(a, 1), field::<1>(a, 1));
         for w in [b, c, d] {
-            n = then_combined(n, w);
+            n = then_combined::<1>(n, w);
         }
         let lost = [a, b, c, d].map(|v| field::<8>(v, 0xFF));
         let pips = _mm256_max_epi32(
@@ -650,6 +677,14 @@ mod avx2 {
         let (p0, n0) = mixed_rolls(&o, 0);
         let (p1, n1) = mixed_rolls(&o, 1);
         let (pd, nd) = doubles(&o);
+        totals([(p0, n0), (p1, n1), (pd, nd)])
+    }
+
+    /// (np, n1, n2) from the (pips lost, chequers hit) of the two vectors
+    /// of non-doubles (counted twice) and of the doubles.
+    #[target_feature(enable = "avx2")]
+    fn totals(rolls: [(__m256i, __m256i); 3]) -> (u32, u32, u32) {
+        let [(p0, n0), (p1, n1), (pd, nd)] = rolls;
         let twice = |x: __m256i, y: __m256i, d: __m256i| {
             _mm256_add_epi32(_mm256_slli_epi32::<1>(_mm256_add_epi32(x, y)), d)
         };
@@ -660,6 +695,109 @@ mod avx2 {
         let hit1 = twice(above(n0, zero), above(n1, zero), above(nd, zero));
         let hit2 = twice(above(n0, one), above(n1, one), above(nd, one));
         (lane_sum(pips), lane_sum(hit1), lane_sum(hit2))
+    }
+    /// Each way's outcome with one chequer of mine on the bar, packed in
+    /// one lane: bit 0 whether it hits from the bar, bit 1 whether it hits
+    /// from the board (points 1–23), bit 2 whether a die of its pips enters
+    /// (the opponent has not made that point), bit 3 its intermediate blot
+    /// (a combined way), bits 8–15 the pips lost from the bar (25 − pips, 0
+    /// if it does not hit from there), bits 16 and up those lost from its
+    /// rearmost shooter on the board (0 if none).
+    #[target_feature(enable = "avx2")]
+    fn packed_bar_outcomes(hit: &[u32; LANES], blots: u32, opp_made: u32) -> [__m256i; LANES / 8] {
+        let mut o = [_mm256_setzero_si256(); LANES / 8];
+        let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
+        let blots = _mm256_set1_epi32((blots >> 1) as i32);
+        let made = _mm256_set1_epi32(opp_made as i32);
+        for i in (0..LANES).step_by(8) {
+            let bits = load(hit, i);
+            let pips = load(&L.pips, i);
+            let bar = _mm256_and_si256(_mm256_srli_epi32::<24>(bits), one);
+            let rest = _mm256_and_si256(bits, _mm256_set1_epi32(0x00FF_FFFE));
+            let on_board = _mm256_andnot_si256(_mm256_cmpeq_epi32(rest, zero), one);
+            // The highest set bit from the float exponent: `rest | 1` is
+            // below 2^24, so the conversion is exact.
+            let float = _mm256_cvtepi32_ps(_mm256_or_si256(rest, one));
+            let top = _mm256_sub_epi32(
+                _mm256_srli_epi32::<23>(_mm256_castps_si256(float)),
+                _mm256_set1_epi32(127),
+            );
+            let board_lost = _mm256_and_si256(
+                _mm256_max_epi32(_mm256_sub_epi32(_mm256_add_epi32(top, one), pips), zero),
+                _mm256_sub_epi32(zero, on_board),
+            );
+            let bar_lost = _mm256_and_si256(
+                _mm256_sub_epi32(_mm256_set1_epi32(25), pips),
+                _mm256_sub_epi32(zero, bar),
+            );
+            // A padding lane's 32 pips shift by 31: it never hits anyway.
+            let closed = _mm256_srlv_epi32(made, _mm256_sub_epi32(pips, one));
+            let enters = _mm256_andnot_si256(closed, one);
+            let stop = _mm256_and_si256(blots, load(&L.via_mask, i));
+            let extra = _mm256_andnot_si256(_mm256_cmpeq_epi32(stop, zero), one);
+            o[i / 8] = _mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_or_si256(bar, _mm256_slli_epi32::<1>(on_board)),
+                    _mm256_or_si256(
+                        _mm256_slli_epi32::<2>(enters),
+                        _mm256_slli_epi32::<3>(extra),
+                    ),
+                ),
+                _mm256_or_si256(
+                    _mm256_slli_epi32::<8>(bar_lost),
+                    _mm256_slli_epi32::<16>(board_lost),
+                ),
+            );
+        }
+        o
+    }
+
+    /// (chequers, pips lost, whether it hit from the board) of the direct
+    /// ways `a` (packed as [`packed_bar_outcomes`]) whose board shooter
+    /// needs the die of `other` to enter, in the lanes where `free` is 1
+    /// (no earlier die hit from the board).
+    #[inline(always)]
+    fn direct_from_bar(a: __m256i, other: __m256i, free: __m256i) -> [__m256i; 3] {
+        // SAFETY: AVX2 is enabled in every caller.
+        #[allow(unsafe_code)]
+        unsafe {
+            let board = _mm256_and_si256(
+                _mm256_and_si256(field::<1>(a, 1), field::<2>(other, 1)),
+                free,
+            );
+            let board_lost = _mm256_and_si256(
+                _mm256_srli_epi32::<16>(a),
+                _mm256_sub_epi32(_mm256_setzero_si256(), board),
+            );
+            let lost = _mm256_max_epi32(field::<8>(a, 0xFF), board_lost);
+            [_mm256_add_epi32(field::<0>(a, 1), board), lost, board]
+        }
+    }
+
+    /// [`entering_one`]: every roll at once, as [`from_the_board_avx2`].
+    #[target_feature(enable = "avx2")]
+    fn entering_one_avx2(hit: &[u32; LANES], blots: u32, opp_made: u32) -> (u32, u32, u32) {
+        let o = packed_bar_outcomes(hit, blots, opp_made);
+        let one = _mm256_set1_epi32(1);
+        let mixed = |half: usize| {
+            let a = pick(o[0], &D.smaller[half]);
+            let b = pick(o[0], &D.larger[half]);
+            let c = o[1 + half];
+            let [na, pa, board] = direct_from_bar(a, b, one);
+            let [nb, pb, _] = direct_from_bar(b, a, _mm256_xor_si256(board, one));
+            let n = then_combined::<3>(_mm256_add_epi32(na, nb), c);
+            let lost = _mm256_max_epi32(_mm256_max_epi32(pa, pb), field::<8>(c, 0xFF));
+            (lost, n)
+        };
+        // A double's direct way needs its two-step way's die to enter
+        // (gnubg's indexing): the same lane of the next vector.
+        let [a, b, c, d] = [o[0], o[3], o[4], o[5]];
+        let [mut n, mut lost, _] = direct_from_bar(a, b, one);
+        for w in [b, c, d] {
+            n = then_combined::<3>(n, w);
+            lost = _mm256_max_epi32(lost, field::<8>(w, 0xFF));
+        }
+        totals([mixed(0), mixed(1), (lost, n)])
     }
 }
 
@@ -830,13 +968,23 @@ mod tests {
         if !crate::cpu::avx2_to_compare() {
             return;
         }
-        let (mut hitting, mut compared) = (0, 0);
+        let (mut hitting, mut compared, mut on_bar) = (0, 0, 0);
         for [me, opp] in random_sides(200_000) {
             let t = Targets::new(masks(&me), masks(&opp));
             let hit = hitting_ways(&t);
             assert_eq!(avx2::hitting_ways(&t), hit, "{me:?} {opp:?}");
             assert_eq!(hitting_mask(&hit, true), hitting_mask(&hit, false));
             hitting += usize::from(hit.iter().any(|&h| h != 0));
+            if me[24] == 1 {
+                let (blots, made) = (masks(&opp).blots(), masks(&opp).made);
+                let scalar = on_the_bar(false, made, blots, &hit, hitting_mask(&hit, false));
+                assert_eq!(
+                    avx2::entering_one(&hit, blots, made),
+                    scalar,
+                    "{me:?} {opp:?}"
+                );
+                on_bar += 1;
+            }
             if me[24] == 0 {
                 let blots = masks(&opp).blots();
                 let scalar = from_the_board(&me, &outcomes(&hit, blots), hitting_mask(&hit, false));
@@ -846,8 +994,8 @@ mod tests {
             }
         }
         assert!(
-            hitting > 100_000 && compared > 100_000,
-            "{hitting} {compared}"
+            hitting > 100_000 && compared > 100_000 && on_bar > 10_000,
+            "{hitting} {compared} {on_bar}"
         );
     }
 }
