@@ -177,9 +177,9 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
         }
         return from_the_board(me, &outcomes(&hit, blots), hitting);
     }
-    if me[24] == 1 && vector {
+    if vector {
         #[cfg(target_arch = "x86_64")]
-        return avx2::entering_one(&hit, blots, theirs.made);
+        return avx2::on_the_bar(me[24] > 1, &hit, blots, theirs.made);
     }
     on_the_bar(me[24] > 1, theirs.made, blots, &hit, hitting)
 }
@@ -442,14 +442,19 @@ mod avx2 {
         unsafe { from_the_board_avx2(hit, blots, my_blots) }
     }
 
-    /// [`super::shots`] with one chequer of mine on the bar (every roll's
-    /// [`super::entering_one`]) from the ways' hits `hit`, `blots` and
+    /// [`super::on_the_bar`]: [`super::shots`] with chequers of mine on
+    /// the bar (`two`: two or more) from the ways' hits `hit`, `blots` and
     /// `opp_made` the opponent's blots and made points in its numbering.
     /// The caller checked that the CPU has AVX2.
     #[allow(unsafe_code)]
-    pub(super) fn entering_one(hit: &[u32; LANES], blots: u32, opp_made: u32) -> (u32, u32, u32) {
+    pub(super) fn on_the_bar(
+        two: bool,
+        hit: &[u32; LANES],
+        blots: u32,
+        opp_made: u32,
+    ) -> (u32, u32, u32) {
         // SAFETY: as above.
-        unsafe { entering_one_avx2(hit, blots, opp_made) }
+        unsafe { on_the_bar_avx2(two, hit, blots, opp_made) }
     }
 
     /// [`super::hitting_mask`]. The caller checked that the CPU has AVX2.
@@ -774,14 +779,28 @@ mod avx2 {
         }
     }
 
-    /// [`entering_one`]: every roll at once, as [`from_the_board_avx2`].
+    /// [`super::on_the_bar`]: every roll at once, as
+    /// [`from_the_board_avx2`]. With one chequer on the bar each roll is
+    /// [`super::entering_one`]; with two or more ([`super::entering_two`])
+    /// only a direct way that hits from the bar counts.
     #[target_feature(enable = "avx2")]
-    fn entering_one_avx2(hit: &[u32; LANES], blots: u32, opp_made: u32) -> (u32, u32, u32) {
+    fn on_the_bar_avx2(
+        two: bool,
+        hit: &[u32; LANES],
+        blots: u32,
+        opp_made: u32,
+    ) -> (u32, u32, u32) {
         let o = packed_bar_outcomes(hit, blots, opp_made);
         let one = _mm256_set1_epi32(1);
+        // A direct way's chequers and pips lost from the bar alone.
+        let bar_only = |a: __m256i| [field::<0>(a, 1), field::<8>(a, 0xFF)];
         let mixed = |half: usize| {
             let a = pick(o[0], &D.smaller[half]);
             let b = pick(o[0], &D.larger[half]);
+            if two {
+                let ([na, pa], [nb, pb]) = (bar_only(a), bar_only(b));
+                return (_mm256_max_epi32(pa, pb), _mm256_add_epi32(na, nb));
+            }
             let c = o[1 + half];
             let [na, pa, board] = direct_from_bar(a, b, one);
             let [nb, pb, _] = direct_from_bar(b, a, _mm256_xor_si256(board, one));
@@ -789,15 +808,21 @@ mod avx2 {
             let lost = _mm256_max_epi32(_mm256_max_epi32(pa, pb), field::<8>(c, 0xFF));
             (lost, n)
         };
-        // A double's direct way needs its two-step way's die to enter
-        // (gnubg's indexing): the same lane of the next vector.
-        let [a, b, c, d] = [o[0], o[3], o[4], o[5]];
-        let [mut n, mut lost, _] = direct_from_bar(a, b, one);
-        for w in [b, c, d] {
-            n = then_combined::<3>(n, w);
-            lost = _mm256_max_epi32(lost, field::<8>(w, 0xFF));
-        }
-        totals([mixed(0), mixed(1), (lost, n)])
+        let doubles = if two {
+            let [n, lost] = bar_only(o[0]);
+            (lost, n)
+        } else {
+            // A double's direct way needs its two-step way's die to enter
+            // (gnubg's indexing): the same lane of the next vector.
+            let [a, b, c, d] = [o[0], o[3], o[4], o[5]];
+            let [mut n, mut lost, _] = direct_from_bar(a, b, one);
+            for w in [b, c, d] {
+                n = then_combined::<3>(n, w);
+                lost = _mm256_max_epi32(lost, field::<8>(w, 0xFF));
+            }
+            (lost, n)
+        };
+        totals([mixed(0), mixed(1), doubles])
     }
 }
 
@@ -968,22 +993,19 @@ mod tests {
         if !crate::cpu::avx2_to_compare() {
             return;
         }
-        let (mut hitting, mut compared, mut on_bar) = (0, 0, 0);
+        let (mut hitting, mut compared, mut on_bar) = (0, 0, [0, 0]);
         for [me, opp] in random_sides(200_000) {
             let t = Targets::new(masks(&me), masks(&opp));
             let hit = hitting_ways(&t);
             assert_eq!(avx2::hitting_ways(&t), hit, "{me:?} {opp:?}");
             assert_eq!(hitting_mask(&hit, true), hitting_mask(&hit, false));
             hitting += usize::from(hit.iter().any(|&h| h != 0));
-            if me[24] == 1 {
-                let (blots, made) = (masks(&opp).blots(), masks(&opp).made);
-                let scalar = on_the_bar(false, made, blots, &hit, hitting_mask(&hit, false));
-                assert_eq!(
-                    avx2::entering_one(&hit, blots, made),
-                    scalar,
-                    "{me:?} {opp:?}"
-                );
-                on_bar += 1;
+            if me[24] > 0 {
+                let (blots, made, two) = (masks(&opp).blots(), masks(&opp).made, me[24] > 1);
+                let scalar = on_the_bar(two, made, blots, &hit, hitting_mask(&hit, false));
+                let vector = avx2::on_the_bar(two, &hit, blots, made);
+                assert_eq!(vector, scalar, "{me:?} {opp:?}");
+                on_bar[usize::from(two)] += 1;
             }
             if me[24] == 0 {
                 let blots = masks(&opp).blots();
@@ -994,8 +1016,8 @@ mod tests {
             }
         }
         assert!(
-            hitting > 100_000 && compared > 100_000 && on_bar > 10_000,
-            "{hitting} {compared} {on_bar}"
+            hitting > 100_000 && compared > 100_000 && on_bar[0] > 10_000 && on_bar[1] > 10_000,
+            "{hitting} {compared} {on_bar:?}"
         );
     }
 }
