@@ -194,7 +194,7 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{Net, BLOCK_UNITS, GROUP};
-    use crate::forward::SET_BITS;
+    use crate::forward::{BIT_COUNTS, SET_BITS};
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
         _mm256_movemask_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm_add_epi16,
@@ -457,7 +457,7 @@ mod avx2 {
             // `r + 8 ≤ n_in`, so the 8 entries at `len` lie inside `rows`
             // (asserted `n_in + 8` long); unaligned store.
             _mm_storeu_si128(rows.as_mut_ptr().add(len).cast(), at);
-            len += bits.count_ones() as usize;
+            len += usize::from(BIT_COUNTS[bits as usize]);
             r += 8;
         }
         for r in r..n_in {
