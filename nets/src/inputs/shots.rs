@@ -516,13 +516,8 @@ mod avx2 {
         for i in (0..LANES).step_by(8) {
             let bits = load(hit, i);
             let hits = _mm256_andnot_si256(_mm256_cmpeq_epi32(bits, zero), one);
-            // The highest set bit from the float exponent: `bits | 1` is
-            // below 2^24 (no shooter on the bar), so the conversion is exact.
-            let float = _mm256_cvtepi32_ps(_mm256_or_si256(bits, one));
-            let top = _mm256_sub_epi32(
-                _mm256_srli_epi32::<23>(_mm256_castps_si256(float)),
-                _mm256_set1_epi32(127),
-            );
+            // No shooter on the bar: `bits` is below 2^24.
+            let top = highest_bit(bits);
             let lost = _mm256_max_epi32(
                 _mm256_sub_epi32(_mm256_add_epi32(top, one), load(&L.pips, i)),
                 zero,
@@ -583,6 +578,21 @@ mod avx2 {
             roll += 1;
         }
         l
+    }
+
+    /// Per lane, the highest set bit of `v | 1` (0 for 0), from the float
+    /// exponent: exact for lanes below 2^24, which every caller's are.
+    #[inline(always)]
+    fn highest_bit(v: __m256i) -> __m256i {
+        // SAFETY: AVX2 is enabled in every caller.
+        #[allow(unsafe_code)]
+        unsafe {
+            let float = _mm256_cvtepi32_ps(_mm256_or_si256(v, _mm256_set1_epi32(1)));
+            _mm256_sub_epi32(
+                _mm256_srli_epi32::<23>(_mm256_castps_si256(float)),
+                _mm256_set1_epi32(127),
+            )
+        }
     }
 
     /// The direct ways' outcomes `direct` moved to the lanes `lanes`.
@@ -720,13 +730,7 @@ mod avx2 {
             let bar = _mm256_and_si256(_mm256_srli_epi32::<24>(bits), one);
             let rest = _mm256_and_si256(bits, _mm256_set1_epi32(0x00FF_FFFE));
             let on_board = _mm256_andnot_si256(_mm256_cmpeq_epi32(rest, zero), one);
-            // The highest set bit from the float exponent: `rest | 1` is
-            // below 2^24, so the conversion is exact.
-            let float = _mm256_cvtepi32_ps(_mm256_or_si256(rest, one));
-            let top = _mm256_sub_epi32(
-                _mm256_srli_epi32::<23>(_mm256_castps_si256(float)),
-                _mm256_set1_epi32(127),
-            );
+            let top = highest_bit(rest);
             let board_lost = _mm256_and_si256(
                 _mm256_max_epi32(_mm256_sub_epi32(_mm256_add_epi32(top, one), pips), zero),
                 _mm256_sub_epi32(zero, on_board),
