@@ -87,6 +87,7 @@ impl Simd {
 
     /// Whether this level uses AVX-512F (for the batched hidden sums).
     #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn uses_avx512(self) -> bool {
         self.resolve() == Simd::Avx512
     }

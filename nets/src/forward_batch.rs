@@ -25,10 +25,11 @@ use crate::arith::Arithmetic;
 #[cfg(not(target_arch = "x86_64"))]
 use crate::forward::activate;
 use crate::forward::{output_sums, Simd};
-use crate::net::{Net, BLOCK_UNITS};
+use crate::net::Net;
 use crate::sigmoid::sigmoid;
 
 /// Candidates whose accumulators share the registers.
+#[cfg(target_arch = "x86_64")]
 const GROUP: usize = 4;
 
 /// True if the batch computes the same bits as the single path for `net`
@@ -193,7 +194,8 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 /// sees exactly the single path's operations.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Net, BLOCK_UNITS, GROUP};
+    use super::{Net, GROUP};
+    use crate::net::BLOCK_UNITS;
     use crate::forward::{BIT_COUNTS, SET_BITS};
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
