@@ -195,8 +195,8 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{Net, GROUP};
-    use crate::net::BLOCK_UNITS;
     use crate::forward::{BIT_COUNTS, SET_BITS};
+    use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
         _mm256_movemask_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm_add_epi16,
