@@ -16,9 +16,10 @@ const PER_LINE: usize = LINE / std::mem::size_of::<f32>();
 
 /// A fixed-length run of floats whose first value starts a cache line.
 pub(crate) struct Aligned {
+    /// The values and one line more (never grown).
     buf: Vec<f32>,
+    /// Where the values start in `buf`.
     start: usize,
-    len: usize,
 }
 
 impl Aligned {
@@ -37,20 +38,26 @@ impl Aligned {
         // distance to the next line is a whole number of floats.
         let misalignment = buf.as_ptr() as usize % LINE;
         let start = (LINE - misalignment) % LINE / std::mem::size_of::<f32>();
-        Aligned { buf, start, len }
+        Aligned { buf, start }
+    }
+
+    /// The values' range in `buf`.
+    fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.buf.len() - PER_LINE
     }
 }
 
 impl Deref for Aligned {
     type Target = [f32];
     fn deref(&self) -> &[f32] {
-        &self.buf[self.start..self.start + self.len]
+        &self.buf[self.range()]
     }
 }
 
 impl DerefMut for Aligned {
     fn deref_mut(&mut self) -> &mut [f32] {
-        &mut self.buf[self.start..self.start + self.len]
+        let range = self.range();
+        &mut self.buf[range]
     }
 }
 

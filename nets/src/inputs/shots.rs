@@ -181,17 +181,17 @@ pub(crate) fn shots(me: &[u8; 25], mine: Masks, theirs: Masks) -> (u32, u32, u32
         #[cfg(target_arch = "x86_64")]
         return avx2::on_the_bar(me[24] > 1, &hit, blots, theirs.made);
     }
-    on_the_bar(me[24] > 1, theirs.made, blots, &hit, hitting)
+    on_the_bar(me[24] > 1, &hit, blots, theirs.made, hitting)
 }
 
 /// [`shots`] with chequers of mine on the bar (`two`: two or more), roll by
-/// roll; `opp_made` and `blots` are the opponent's made points and blots in
+/// roll; `blots` and `opp_made` are the opponent's blots and made points in
 /// its numbering, `hitting` has bit r if way r hits.
 fn on_the_bar(
     two: bool,
-    opp_made: u32,
-    blots: u32,
     hit: &[u32; LANES],
+    blots: u32,
+    opp_made: u32,
     hitting: u64,
 ) -> (u32, u32, u32) {
     let (mut np, mut n1, mut n2) = (0u32, 0u32, 0u32);
@@ -711,6 +711,7 @@ mod avx2 {
         let hit2 = twice(above(n0, one), above(n1, one), above(nd, one));
         (lane_sum(pips), lane_sum(hit1), lane_sum(hit2))
     }
+
     /// Each way's outcome with one chequer of mine on the bar, packed in
     /// one lane: bit 0 whether it hits from the bar, bit 1 whether it hits
     /// from the board (points 1–23), bit 2 whether a die of its pips enters
@@ -1005,8 +1006,9 @@ mod tests {
             assert_eq!(hitting_mask(&hit, true), hitting_mask(&hit, false));
             hitting += usize::from(hit.iter().any(|&h| h != 0));
             if me[24] > 0 {
-                let (blots, made, two) = (masks(&opp).blots(), masks(&opp).made, me[24] > 1);
-                let scalar = on_the_bar(two, made, blots, &hit, hitting_mask(&hit, false));
+                let (theirs, two) = (masks(&opp), me[24] > 1);
+                let (blots, made) = (theirs.blots(), theirs.made);
+                let scalar = on_the_bar(two, &hit, blots, made, hitting_mask(&hit, false));
                 let vector = avx2::on_the_bar(two, &hit, blots, made);
                 assert_eq!(vector, scalar, "{me:?} {opp:?}");
                 on_bar[usize::from(two)] += 1;
