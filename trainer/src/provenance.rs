@@ -129,6 +129,9 @@ pub enum Recorded {
     Counts(NTrained),
     /// No provenance file (gnubg's files, or weights not written by bgkit).
     Missing,
+    /// A record of this very file that keeps no training counts (a record
+    /// written by hand, as the shipped `nets/weights/bgkit.wd.json` is).
+    Uncounted,
     /// A provenance file that is not a record of this file (it records
     /// another MD5: it was left by an older file of that name), or that
     /// cannot be read; it is ignored, for the reason given.
@@ -140,7 +143,7 @@ pub enum Recorded {
 pub fn recorded_n_trained(weights: &Path, md5: &str) -> Recorded {
     #[derive(serde::Deserialize)]
     struct Counts {
-        n_trained: NTrained,
+        n_trained: Option<NTrained>,
         md5: String,
     }
     let path = path_for(weights);
@@ -154,7 +157,7 @@ pub fn recorded_n_trained(weights: &Path, md5: &str) -> Recorded {
         Err(e) => return Recorded::Ignored(format!("{}: {e}", path.display())),
     };
     match serde_json::from_str::<Counts>(&text) {
-        Ok(c) if c.md5 == md5 => Recorded::Counts(c.n_trained),
+        Ok(c) if c.md5 == md5 => c.n_trained.map_or(Recorded::Uncounted, Recorded::Counts),
         Ok(c) => Recorded::Ignored(format!(
             "{} records another file (MD5 {}, this one has {md5})",
             path.display(),
@@ -332,5 +335,26 @@ mod tests {
             recorded_n_trained(&dir.path().join("y.wd"), "00"),
             Recorded::Missing
         );
+    }
+
+    #[test]
+    fn a_record_without_counts_is_a_record_of_no_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let weights = dir.path().join("x.wd");
+        let md5 = "aa".repeat(16);
+        let record = serde_json::json!({ "md5": md5, "file": "x.wd", "note": "by hand" });
+        std::fs::write(path_for(&weights), record.to_string()).unwrap();
+        let got = recorded_n_trained(&weights, &md5);
+        assert_eq!(got, Recorded::Uncounted);
+        assert_eq!(got.or_zero(), NTrained::default());
+        assert!(matches!(
+            recorded_n_trained(&weights, &"bb".repeat(16)),
+            Recorded::Ignored(why) if why.contains("records another file")
+        ));
+        std::fs::write(path_for(&weights), "{\"n_trained\": 3}").unwrap();
+        assert!(matches!(
+            recorded_n_trained(&weights, &md5),
+            Recorded::Ignored(why) if why.contains("not a provenance record")
+        ));
     }
 }

@@ -364,6 +364,10 @@ fn info(file: &Path) -> Result<Outcome> {
             "n_trained: not recorded (gnubg's formats do not hold it; bgkit keeps it in {})",
             provenance::path_for(file).display()
         )?,
+        Recorded::Uncounted => support::outln!(
+            "n_trained: not recorded (its record {} keeps none)",
+            provenance::path_for(file).display()
+        )?,
         Recorded::Ignored(why) => support::outln!("n_trained: not recorded (ignored: {why})")?,
     }
     Ok(Outcome::Done)
