@@ -58,9 +58,11 @@ pub struct Scratch {
 
 impl Scratch {
     /// Runs `search` as one n-ply search: the evaluations it makes are
-    /// cached until it returns. Inside a search already under way the
-    /// outer one keeps the cache and ends it.
-    pub(crate) fn within_search<T>(&mut self, search: impl FnOnce(&mut Scratch) -> T) -> T {
+    /// cached until it returns (a position met again has the bits of its
+    /// first evaluation, so only the time changes). Inside a search already
+    /// under way the outer one keeps the cache and ends it. The evaluator
+    /// must not change while `search` runs.
+    pub fn within_search<T>(&mut self, search: impl FnOnce(&mut Scratch) -> T) -> T {
         let outer = self.batch.full_cache.begin();
         let prune = self.batch.prune_cache.begin();
         let plied = self.batch.plied_cache.begin();

@@ -147,8 +147,21 @@ fn trial(
 
 /// The luck of rolling `roll` in `board`, from the mover's side: the 0-ply
 /// value after the best move for it minus the mean over the 36 rolls; and
-/// that best 0-ply move (`None` if the roll has no legal move).
+/// that best 0-ply move (`None` if the roll has no legal move). The 21
+/// rolls' moves run as one search ([`Scratch::within_search`]): a
+/// position that several rolls reach (4-1 and 3-2 both move one chequer
+/// five pips) is evaluated once, with the same bits.
 fn roll_luck(
+    eval: &Evaluator,
+    board: &Board,
+    roll: (u8, u8),
+    s: &mut Scratch,
+) -> (Probabilities, Option<Board>) {
+    s.within_search(|s| roll_luck_searched(eval, board, roll, s))
+}
+
+/// [`roll_luck`] within a search.
+fn roll_luck_searched(
     eval: &Evaluator,
     board: &Board,
     roll: (u8, u8),
@@ -261,6 +274,42 @@ impl Sums {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The luck of every roll, its 21 rolls' moves run as one search, has
+    /// the bits of the same computation with nothing cached, in contact,
+    /// crashed and race positions (gnubg's weights, one-sided database).
+    #[test]
+    fn a_rolls_luck_is_the_same_with_its_search_cache() {
+        let nets = nets::weights::load(crate::defaults::GNUBG_WEIGHTS.as_ref()).unwrap();
+        let bearoff = nets::BearoffDatabases::open(&[test_support::GNUBG_OS0]).unwrap();
+        let eval = Evaluator::new(nets, bearoff, nets::Arithmetic::GnubgFastMath).unwrap();
+        let (mut cached, mut plain) = (eval.scratch(), eval.scratch());
+        let mut classes = Vec::new();
+        for id in [
+            "4HPwATDgc/ABMA",
+            "MU/wATDgc+EBYA",
+            "33YAAMDubgAgCA",
+            "bbdFAQBnuwUGAA",
+            "2O4DAAA/4AAAAA",
+        ] {
+            let board = Board::from_position_id(id).unwrap();
+            classes.push(eval.classify(&board));
+            for r in board::ROLLS {
+                let roll = (r.low, r.high);
+                let (luck, best) = roll_luck(&eval, &board, roll, &mut cached);
+                let (want, want_best) = roll_luck_searched(&eval, &board, roll, &mut plain);
+                assert_eq!(
+                    luck.map(f32::to_bits),
+                    want.map(f32::to_bits),
+                    "{id} {roll:?}"
+                );
+                assert_eq!(best, want_best, "{id} {roll:?}");
+            }
+        }
+        for class in [Class::Contact, Class::Crashed, Class::Race] {
+            assert!(classes.contains(&class), "{classes:?}");
+        }
+    }
 
     #[test]
     fn roll_orders_are_permutations_keyed_by_position() {
