@@ -57,6 +57,21 @@ pub struct Scratch {
 }
 
 impl Scratch {
+    /// From now on keeps the evaluations this scratch makes, across
+    /// searches, for as long as it lives: [`Scratch::within_search`] then
+    /// finds the cache under way and leaves it be, so a position that a
+    /// later search meets again (the next position of a game often leads
+    /// to the same positions two plies on) is not evaluated again. The
+    /// cache cannot tell evaluators apart: use it with one evaluator whose
+    /// nets do not change while the scratch lives (as a pool of scratches
+    /// borrowing it does).
+    pub fn keep_evaluations(&mut self) {
+        let full = self.batch.full_cache.begin();
+        let prune = self.batch.prune_cache.begin();
+        let plied = self.batch.plied_cache.begin();
+        debug_assert!(full == prune && prune == plied);
+    }
+
     /// Runs `search` as one n-ply search: the evaluations it makes are
     /// cached until it returns (a position met again has the bits of its
     /// first evaluation, so only the time changes). Inside a search already

@@ -74,3 +74,47 @@ fn each_depth_picks_the_best_move_it_promises() {
         }
     }
 }
+
+/// A scratch that keeps its evaluations across searches
+/// (`Scratch::keep_evaluations`) gives every search the bits of a fresh
+/// scratch: positions of one game in turn (each the best 0-ply move's
+/// position after the one before, so later searches meet earlier ones'
+/// positions), at 1 and 2 plies, with and without pruning, then all of
+/// them again from the kept cache.
+#[test]
+fn kept_evaluations_give_every_search_its_bits() {
+    let eval = common::evaluator(Arithmetic::default());
+    let mut kept = eval.scratch();
+    kept.keep_evaluations();
+    let mut game = vec![Board::from_position_id("4HPwATDgc/ABMA").unwrap()];
+    let rolls = [
+        (3, 1),
+        (6, 4),
+        (5, 5),
+        (2, 1),
+        (6, 3),
+        (4, 2),
+        (5, 1),
+        (6, 6),
+    ];
+    let mut s = eval.scratch();
+    for &(d0, d1) in &rolls {
+        let last = *game.last().unwrap();
+        let after = eval.best_move(&last, d0, d1, false, &mut s).unwrap();
+        game.push(after.swapped());
+    }
+    for _ in 0..2 {
+        for board in &game {
+            for (plies, prune) in [(1, false), (2, true), (2, false)] {
+                let got = eval.evaluate_plied(board, plies, prune, &mut kept);
+                let want = eval.evaluate_plied(board, plies, prune, &mut eval.scratch());
+                assert_eq!(
+                    got.outputs.map(f32::to_bits),
+                    want.outputs.map(f32::to_bits),
+                    "{} at {plies} plies, prune {prune}",
+                    board.position_id()
+                );
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! One evaluation [`Scratch`] per worker thread, kept across parallel
 //! jobs: an n-ply search's buffers and caches are made once per thread, not
-//! once per position.
+//! once per position, and its caches keep their evaluations from one
+//! position to the next ([`Scratch::keep_evaluations`]).
 
 use nets::{Evaluator, Scratch};
 use std::sync::Mutex;
@@ -28,7 +29,14 @@ impl<'a> ScratchPool<'a> {
         // A thread holds its slot only while it runs `f`; the only other
         // user of a slot is a thread outside the pool (slot 0), which waits.
         let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
-        let scratch = slot.get_or_insert_with(|| self.eval.scratch());
+        let scratch = slot.get_or_insert_with(|| {
+            let mut scratch = self.eval.scratch();
+            // The pool borrows its evaluator for as long as it lives, so
+            // nothing can change the nets its scratches' caches hold the
+            // values of: they may last across jobs.
+            scratch.keep_evaluations();
+            scratch
+        });
         f(self.eval, scratch)
     }
 }
