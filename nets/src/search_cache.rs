@@ -5,7 +5,10 @@
 //! evaluation depends only on the position and the evaluator, so a cached
 //! value has the bits a new evaluation would have; the cache is emptied at
 //! the start of every search, so an evaluator whose nets change between
-//! searches (training) never meets a stale value.
+//! searches (training) never meets a stale value, unless its scratch keeps
+//! its evaluations across searches (`Scratch::keep_evaluations`, for one
+//! evaluator that does not change: the next position of a game meets many
+//! of the positions the search of the one before it met).
 //!
 //! The same holds one level up: the n-ply value of a position depends
 //! only on the position, n and the pruning, and a 2-ply search meets a
