@@ -345,3 +345,44 @@ fn the_crashed_net_can_start_from_given_weights() {
         net_md5(&dir.path().join("contact.wd"), "contact")
     );
 }
+
+/// `--threads N` gives every stage N worker threads instead of the plan's
+/// `threads`, and cannot be asked of Slurm jobs (their CPUs are
+/// `--cpus-per-task`).
+#[test]
+fn threads_on_the_command_line_take_the_place_of_the_plans() {
+    let dir = tempdir("bgkit-round.");
+    let plan = plan_with(dir.path(), serde_json::json!({"threads": 1}));
+    let threads = |printed: &str| -> Vec<String> {
+        printed
+            .lines()
+            .filter_map(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                let at = words.iter().position(|w| *w == "--threads")?;
+                Some(words[at + 1].to_string())
+            })
+            .collect()
+    };
+    let planned = threads(&ok(&["round", s(&plan), "--print"]));
+    assert!(
+        planned.len() > 5 && planned.iter().all(|t| t == "1"),
+        "{planned:?}"
+    );
+    let given = threads(&ok(&["round", s(&plan), "--print", "--threads", "3"]));
+    assert!(
+        given.len() == planned.len() && given.iter().all(|t| t == "3"),
+        "{given:?}"
+    );
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["round", s(&plan), "--slurm", "--threads", "3"],
+        "--threads",
+    );
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &["round", s(&plan), "--print", "--threads", "0"],
+        "--threads",
+    );
+}

@@ -30,6 +30,11 @@ pub struct RoundArgs {
     /// its log) or to do, with its Slurm job IDs. Runs nothing.
     #[arg(long, conflicts_with_all = ["print", "slurm"])]
     status: bool,
+    /// Worker threads of every stage, instead of the plan's `threads`
+    /// (default: the plan's, else all cores); no result depends on it.
+    /// With --slurm, --cpus-per-task.
+    #[arg(long, value_name = "N", conflicts_with = "slurm", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
     #[command(flatten)]
     slurm: SlurmArgs,
     /// A Slurm job's share of the round (the job scripts run it): the
@@ -124,21 +129,22 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
     }
     let exe = std::env::current_exe().context("cannot find the trainer executable")?;
     let layout = Layout::new(&dir);
+    let threads = args.threads.map(usize::from).or(plan.threads);
     if args.status {
-        let round = Round::open(&exe, &dir, stages, plan.threads)?;
+        let round = Round::open(&exe, &dir, stages, threads)?;
         for line in slurm::status::lines(&round, &layout)? {
             support::outln!("{line}")?;
         }
         return Ok(Outcome::Done);
     }
     if args.slurm.slurm {
-        let open = || Ok(Round::open(&exe, &dir, stages.clone(), plan.threads)?);
+        let open = || Ok(Round::open(&exe, &dir, stages.clone(), threads)?);
         return submit(args, &exe, &dir, &layout, &open);
     }
     if let (Some(name), Some(shard)) = (&args.slurm_task, args.shard) {
         // Shard tasks run side by side: they take no round lock and
         // touch only their own copy.
-        let round = Round::open(&exe, &dir, stages, plan.threads)?;
+        let round = Round::open(&exe, &dir, stages, threads)?;
         let stop = support::signals::stop_flag(
             "trainer round",
             "the shard's labelling saves its journal and stops",
@@ -158,7 +164,7 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
     if args.print {
         // Reads only (the record is replaced atomically): no lock, so a
         // round or job under way is never kept from its record.
-        let round = Round::open(&exe, &dir, stages, plan.threads)?;
+        let round = Round::open(&exe, &dir, stages, threads)?;
         support::outln!("cd {}", dir.display())?;
         for stage in round.stages() {
             let state = match round.status(stage) {
@@ -173,7 +179,7 @@ pub fn run(args: &RoundArgs) -> Result<Outcome> {
     }
     // One round at a time in a directory.
     let _lock = support::lock::OutputLock::acquire(&ledger::path(&dir))?;
-    let mut round = Round::open(&exe, &dir, stages, plan.threads)?;
+    let mut round = Round::open(&exe, &dir, stages, threads)?;
     let stop = support::signals::stop_flag(
         "trainer round",
         "the stage under way saves its work and stops; no further stage starts",
