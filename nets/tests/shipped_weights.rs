@@ -83,3 +83,48 @@ fn the_provenance_record_names_the_shipped_file() {
         assert!(!json[key].is_null(), "bgkit.wd.json lacks {key:?}");
     }
 }
+
+/// `nets/weights/plans/reproduce.sh` checks every step against the MD5s
+/// the provenance record gives (its "outputs"), all of them, and ends at
+/// the shipped file's own.
+#[test]
+fn the_reproduction_script_checks_the_records_md5s() {
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(shipped().with_extension("wd.json")).unwrap(),
+    )
+    .unwrap();
+    let is_md5 = |w: &str| w.len() == 32 && w.bytes().all(|b| b.is_ascii_hexdigit());
+    let mut recorded: Vec<String> = json["outputs"]
+        .as_object()
+        .expect("the record lists its outputs")
+        .values()
+        .flat_map(|v| {
+            v.as_str()
+                .unwrap()
+                .split(|c: char| !c.is_ascii_hexdigit())
+                .filter(|w| is_md5(w))
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let script = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("weights/plans/reproduce.sh"),
+    )
+    .unwrap();
+    // The script's table: lines `echo "PATH MD5"`.
+    let checked: Vec<(String, String)> = script
+        .lines()
+        .filter_map(|l| {
+            let quoted = l.split('"').nth(1)?;
+            let (path, md5) = quoted.split_once(' ')?;
+            is_md5(md5).then(|| (path.to_string(), md5.to_string()))
+        })
+        .collect();
+    let mut in_script: Vec<String> = checked.iter().map(|(_, m)| m.clone()).collect();
+    recorded.sort();
+    in_script.sort();
+    assert_eq!(in_script, recorded, "the script and the record disagree");
+    let last = checked.last().expect("the script checks something");
+    assert!(last.0.ends_with("wide1.wd"), "{last:?}");
+    assert_eq!(Some(last.1.as_str()), json["md5"].as_str());
+}
