@@ -66,10 +66,17 @@ impl Scratch {
     /// nets do not change while the scratch lives (as a pool of scratches
     /// borrowing it does).
     pub fn keep_evaluations(&mut self) {
+        self.begin_caches();
+    }
+
+    /// Starts a search in the three caches; returns false if one is
+    /// already under way (they begin and end together).
+    fn begin_caches(&mut self) -> bool {
         let full = self.batch.full_cache.begin();
         let prune = self.batch.prune_cache.begin();
         let plied = self.batch.plied_cache.begin();
         debug_assert!(full == prune && prune == plied);
+        full
     }
 
     /// Runs `search` as one n-ply search: the evaluations it makes are
@@ -78,11 +85,7 @@ impl Scratch {
     /// under way the outer one keeps the cache and ends it. The evaluator
     /// must not change while `search` runs.
     pub fn within_search<T>(&mut self, search: impl FnOnce(&mut Scratch) -> T) -> T {
-        let outer = self.batch.full_cache.begin();
-        let prune = self.batch.prune_cache.begin();
-        let plied = self.batch.plied_cache.begin();
-        debug_assert_eq!(outer, prune);
-        debug_assert_eq!(outer, plied);
+        let outer = self.begin_caches();
         let result = search(self);
         if outer {
             self.batch.full_cache.end();
