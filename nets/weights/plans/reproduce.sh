@@ -22,6 +22,10 @@ set -euo pipefail
 [ $# = 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 plans="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 weights="$(dirname "$plans")"
+if [ -e "$1" ] && [ ! -d "$1" ]; then
+  echo "reproduce.sh: error: $1 is not a directory" >&2
+  exit 2
+fi
 mkdir -p "$1"
 dir="$(cd "$1" && pwd)"
 TRAINER="${TRAINER:-trainer}"
