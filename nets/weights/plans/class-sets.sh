@@ -2,7 +2,9 @@
 # one class from self-play games of `player.wd`, two held-out sets of the
 # same class from fresh games, their 2-ply labels, and the benches;
 # gnubg-games.sh and teacher1.sh use its labelling (`label_2ply`),
-# wide1.sh and wide2.sh its 512-unit contact net (`train_512`).
+# wide1.sh and wide2.sh its 512-unit contact net (`train_512`), teacher1.sh
+# and rivals1.sh its contact benches on the four held-out sets
+# (`bench_contact`).
 # Sets T (the trainer: $TRAINER, else `trainer` on PATH), th (its
 # --threads option: $THREADS, default 2) and gnubg (gnubg.wd).
 
@@ -66,4 +68,15 @@ train_512() {
   "$T" train --db "$1" --class contact --weights new512.wd -o "$2" \
     --epochs 40 --schedule cosine --alpha-start 0.005 --alpha-low 0.00005 --seed 1 \
     --optimizer adam --batch 256 --equity-weight 1 -q "${th[@]}" "${resume[@]}"
+}
+
+# bench_contact WEIGHTS...: each file's contact line of `trainer bench` on
+# the four held-out sets (gnubg-sets/ and fair/ beside the directory).
+bench_contact() {
+  local w d
+  for w in "$@"; do
+    for d in ../gnubg-sets/gnubg1.db ../gnubg-sets/gnubg2.db ../fair/fair1.db ../fair/fair2.db; do
+      echo "$w $d $("$T" bench --db "$d" --weights "$w" "${th[@]}" | grep contact)"
+    done
+  done
 }

@@ -30,7 +30,7 @@
 # r6/ and r7/). Each step is skipped when its output exists; the labelling
 # resumes its journal and the training its checkpoint.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, gnubg, label_2ply, train_512
+source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, gnubg, label_2ply, train_512, bench_contact
 if [ ! -e sub.db ]; then
   "$T" db split ../r7/train.db --holdout 0.15 --seed 2101 -o rest.db -o sub.db
   rm -f rest.db rest.db.json
@@ -46,11 +46,7 @@ label_2ply rivals.db
   --exclude ../gnubg-sets/gnubg1.db --exclude ../gnubg-sets/gnubg2.db -o train.db
 train_512 train.db s512.wd
 [ -e rivals1.wd ] || "$T" weights splice --from s512.wd --net contact --into r7.wd -o rivals1.wd
-for w in "$gnubg" wide1.wd rivals1.wd; do
-  for d in ../gnubg-sets/gnubg1.db ../gnubg-sets/gnubg2.db ../fair/fair1.db ../fair/fair2.db; do
-    echo "$w $d $("$T" bench --db "$d" --weights "$w" "${th[@]}" | grep contact)"
-  done
-done
+bench_contact "$gnubg" wide1.wd rivals1.wd
 for seed in 17001 17003; do
   "$T" play --weights rivals1.wd --vs "$gnubg" --games 100000 --seed "$seed" "${th[@]}"
 done

@@ -17,7 +17,7 @@
 # Each step is skipped when its output exists; the labelling resumes its
 # journal. About 35 minutes of two cores for the labels.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, gnubg, label_2ply
+source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, gnubg, label_2ply, bench_contact
 if [ ! -e wlab.db.labelled ] && [ ! -e wlab.db ]; then
   cp ../gnubg-games/contact.db wlab.db.tmp && mv wlab.db.tmp wlab.db
 fi
@@ -29,11 +29,7 @@ fine_tune() {
 }
 fine_tune tw wlab.db
 fine_tune tg ../gnubg-games/contact.db
-for w in "$gnubg" wide1.wd tw.wd tg.wd; do
-  for d in ../gnubg-sets/gnubg1.db ../gnubg-sets/gnubg2.db ../fair/fair1.db ../fair/fair2.db; do
-    echo "$w $d $("$T" bench --db "$d" --weights "$w" "${th[@]}" | grep contact)"
-  done
-done
+bench_contact "$gnubg" wide1.wd tw.wd tg.wd
 for w in tw.wd tg.wd; do
   for seed in 17001 17003; do
     "$T" play --weights "$w" --vs "$gnubg" --games 100000 --seed "$seed" "${th[@]}"
