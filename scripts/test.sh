@@ -19,10 +19,24 @@ if [ ! -x /usr/games/makebearoff ] || [ ! -e /usr/lib/gnubg/gnubg.wd ] ||
   $sudo_cmd apt-get update -qq
   $sudo_cmd apt-get install -y -qq gnubg fonts-dejavu-core python3-numpy slurm-wlm munge >/dev/null
 fi
+# Cargo's target directory must run programs (build scripts, tests, Open
+# Sage's native module). Where the checkout is mounted noexec, build in a
+# directory of the machine's temporary folder instead.
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+mkdir -p "$target_dir"
+cp /bin/true "$target_dir/.exec-probe"
+if ! "$target_dir/.exec-probe" 2>/dev/null; then
+  target_dir="${TMPDIR:-/tmp}/bgkit-target"
+  echo "== $target_dir as cargo's target directory (the checkout cannot run programs)"
+  mkdir -p "$target_dir"
+fi
+rm -f "$target_dir/.exec-probe"
+export CARGO_TARGET_DIR="$target_dir"
 # Open Sage (PyPI `bgsage`, pinned) for the engine duel tests, in a virtual
-# environment of its own under target/ (python3-venv from Debian if the
-# machine's Python lacks venv).
-opensage_venv="$PWD/target/engines-venv"
+# environment of its own in the target directory (python3-venv from Debian if
+# the machine's Python lacks venv).
+opensage_venv="$target_dir/engines-venv"
 if ! "$opensage_venv/bin/python" -c 'import bgsage' 2>/dev/null; then
   rm -rf "$opensage_venv"
   if ! python3 -m venv "$opensage_venv" 2>/dev/null; then
@@ -31,7 +45,12 @@ if ! "$opensage_venv/bin/python" -c 'import bgsage' 2>/dev/null; then
     $sudo_cmd apt-get install -y -qq python3-venv >/dev/null
     python3 -m venv "$opensage_venv"
   fi
-  "$opensage_venv/bin/pip" install -q --disable-pip-version-check bgsage==2.0.20260907
+  # pip through the venv's Python: its bin/pip script is not needed.
+  "$opensage_venv/bin/python" -m pip install -q --disable-pip-version-check bgsage==2.0.20260907
+  if ! err=$("$opensage_venv/bin/python" -c 'import bgsage' 2>&1); then
+    echo "Open Sage installed in $opensage_venv but does not import: $(printf '%s\n' "$err" | tail -n 1)" >&2
+    exit 1
+  fi
 fi
 export BGKIT_OPENSAGE_PYTHON="$opensage_venv/bin/python"
 if command -v rustup >/dev/null 2>&1; then

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use test_support::{describe, gnubg_file, tempdir};
 
-/// An adapter of `engines/` by name.
+/// An adapter in engines/, run through its interpreter (`sh` or Python) so
+/// that a checkout mounted noexec runs it too.
 fn adapter(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../engines")
@@ -69,7 +70,7 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
 fn gnubg_itself_plays_bgkits_games_move_for_move() {
     gnubg_file(GNUBG_WD);
     let dir = tempdir("bgkit-duel.");
-    let engine = format!("{} --plies 0", s(&adapter("gnubg-engine")));
+    let engine = format!("sh {} --plies 0", s(&adapter("gnubg-engine")));
     let games = ["--games", "200", "--seed", "31", "--threads", "8"];
     // gnubg's binary uses this CPU's reciprocal instruction: so does bgkit
     // with --native-rcp.
@@ -96,7 +97,7 @@ fn short_duels_are_legal_and_the_same_on_any_thread_count() {
     gnubg_file(GNUBG_WD);
     let dir = tempdir("bgkit-duel.");
     let bgkit_wd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/weights/bgkit.wd");
-    let gnubg = format!("{} --plies 0", s(&adapter("gnubg-engine")));
+    let gnubg = format!("sh {} --plies 0", s(&adapter("gnubg-engine")));
     let opensage = format!("{} {}", opensage_python(), s(&adapter("opensage-engine")));
     for (name, engine) in [("gnubg", gnubg), ("opensage", opensage)] {
         let mut runs = Vec::new();
