@@ -58,23 +58,25 @@ if command -v rustup >/dev/null 2>&1; then
   cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 fi
 
-echo "== cargo fmt --all -- --check"
+# Each step's heading gives the seconds since the script started.
+step() { echo "== [${SECONDS} s] $*"; }
+step "cargo fmt --all -- --check"
 cargo fmt --all -- --check
-echo "== cargo clippy --workspace --all-targets -- -D warnings"
+step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== cargo doc --workspace --no-deps (warnings are errors)"
+step "cargo doc --workspace --no-deps (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
-echo "== nets builds without command-line dependencies"
+step "nets builds without command-line dependencies"
 if cargo tree -p nets -e normal --locked | grep -E "\b(clap|indicatif|ctrlc|fs4|anyhow|serde_json) v"; then
   echo "nets must not depend on the crates listed above" >&2
   exit 1
 fi
-echo "== no test or script reads outside the repository"
+step "no test or script reads outside the repository"
 if git grep -n -e '[.][.]/shared' -- ':!*.md'; then
   echo "tests and scripts must not read the shared reference folder beside the repository: a user's clone has none" >&2
   exit 1
 fi
-echo "== cargo test --workspace"
+step "cargo test --workspace"
 cargo test --workspace --locked --no-fail-fast
 # The evaluator again with its vector code capped (BGKIT_SIMD, docs/nets.md),
 # as on a CPU without AVX2 or without any SIMD path; then what this CPU
@@ -82,9 +84,10 @@ cargo test --workspace --locked --no-fail-fast
 # above: a search is the same code on every level, and the levels' bits are
 # checked against each other and against gnubg at 0 and 1 ply here.
 for level in sse2 portable; do
-  echo "== cargo test -p nets with BGKIT_SIMD=$level"
+  step "cargo test -p nets with BGKIT_SIMD=$level"
   BGKIT_SIMD=$level cargo test -p nets --locked -- \
     --skip installed_gnubg_at_2_plies --skip installed_gnubg_at_3_plies
 done
-echo "== vector levels"
+step "vector levels"
 cargo test -p nets --locked --lib cpu:: -- --nocapture 2>&1 | grep "vector level"
+step "all checks passed"
