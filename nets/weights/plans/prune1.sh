@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # prune1 (docs/research-log.md, "Pruning nets for the 512-unit contact
-# net"): wide1.wd (nets/weights/bgkit.wd) kept round 7's pruning nets, which
+# net"): wide1.wd (nets/weights/candidates/wide1.wd) kept round 7's pruning nets, which
 # learned to rank moves as round 7's 256-unit contact net does. Round 7's
 # own pruning-net stages again, with the 512-unit contact net in place of
 # round 7's: its candidates (r7/candidates.db) labelled at 0 ply by round
@@ -13,9 +13,9 @@
 # prune1.wd and gnubg.wd.
 #
 # Run in a directory `prune1` beside r6/ and r7/, with `wide1.wd` a copy of
-# nets/weights/bgkit.wd and `trainer` on PATH (or TRAINER set; THREADS,
+# nets/weights/candidates/wide1.wd and `trainer` on PATH (or TRAINER set; THREADS,
 # default 2):
-#   mkdir -p prune1 && cd prune1 && cp ../bgkit/nets/weights/bgkit.wd wide1.wd
+#   mkdir -p prune1 && cd prune1 && cp ../bgkit/nets/weights/candidates/wide1.wd .
 #   bash ../bgkit/nets/weights/plans/prune1.sh
 # Each step is skipped when its output exists. A few minutes of two cores.
 set -euo pipefail

@@ -4,12 +4,14 @@
 # nets/weights/bgkit.wd.json, lists the steps): round 6 and round 7
 # (`trainer round` on r6.json and r7.json, played by round 5's file), the
 # held-out sets the later steps leave out (fair-sets.sh, gnubg-sets.sh),
-# the contact positions of gnubg.wd's games (gnubg-games.sh) and the
-# 512-unit contact net put into round 7's file (wide1.sh). After each step
+# the contact positions of gnubg.wd's games (gnubg-games.sh), the
+# 512-unit contact net put into round 7's file (wide1.sh: wide1.wd, the
+# file shipped before) and the same net trained with the moves wide1.wd
+# ranks best added (rivals1.sh: rivals1.wd = bgkit.wd). After each step
 # the files it made are compared with the MD5s the record gives, and the
 # script stops at the first that differs, naming it.
 #
-# About 16 core-hours, most of it 2-ply labelling (docs: plans/README.md).
+# About 19 core-hours, most of it 2-ply labelling (docs: plans/README.md).
 # Every step is skipped when done and every labelling resumes from its
 # journal, so the script can be run again after an interruption or a kill.
 #
@@ -54,9 +56,13 @@ expected() { # step → "PATH MD5" lines, PATH in DIR
     wide1) echo "gnubg-games/train.db 7d304e61847e6b5186345e4ec56221b9"
            echo "gnubg-games/s512.wd a0fd20f9f62a675da3ddc555a8de8439"
            echo "gnubg-games/wide1.wd 8610c2b8aea2fe4df8930d63704318a5" ;;
+    rivals1) echo "rivals1/rivals.db 1ca8bdba05e902f2d95c4ef353fe58e7"
+             echo "rivals1/train.db 64ca9f183e218f12ef801d8ebd769bfd"
+             echo "rivals1/s512.wd ccbe8860b66d8f86f4c8d7fd3bbe38fb"
+             echo "rivals1/rivals1.wd 4f5434073b78da073ffbee30adf77f85" ;;
   esac
 }
-steps=(r6 r7 fair gnubg-sets gnubg-games wide1)
+steps=(r6 r7 fair gnubg-sets gnubg-games wide1 rivals1)
 
 # Compares step $1's files; returns 1 if one is missing, exits 1 if one differs.
 check() {
@@ -102,6 +108,11 @@ run() {
     wide1)
       [ -e "$dir/gnubg-games/r7.wd" ] || cp "$dir/r7/round.wd" "$dir/gnubg-games/r7.wd"
       script gnubg-games wide1.sh ;;
+    rivals1)
+      mkdir -p "$dir/rivals1"
+      [ -e "$dir/rivals1/wide1.wd" ] || cp "$dir/gnubg-games/wide1.wd" "$dir/rivals1/wide1.wd"
+      [ -e "$dir/rivals1/r7.wd" ] || cp "$dir/r7/round.wd" "$dir/rivals1/r7.wd"
+      script rivals1 rivals1.sh ;;
   esac
 }
 
@@ -114,4 +125,4 @@ for step in "${steps[@]}"; do
   run "$step"
   check "$step" || { echo "reproduce.sh: $step: its outputs are missing after it ran" >&2; exit 1; }
 done
-[ "$check_only" = 1 ] || echo "reproduce.sh: every step gave the recorded bytes; $dir/gnubg-games/wide1.wd is nets/weights/bgkit.wd"
+[ "$check_only" = 1 ] || echo "reproduce.sh: every step gave the recorded bytes; $dir/rivals1/rivals1.wd is nets/weights/bgkit.wd"

@@ -5,9 +5,9 @@
 # at 0 ply a net's play is its ranking of a roll's moves, and the rivals of
 # the move it plays are positions no round labels. For 15 % of round 7's
 # training positions (`db split`, seed 2101), one roll each (seed 2102),
-# the three contact moves `bgkit.wd` (wide1) ranks first at 0 ply (`db
-# candidates --best 3`), less the positions round 7 and the held-out sets
-# already hold, labelled by gnubg.wd at 2 plies with pruning (`rivals.db`).
+# the three contact moves wide1.wd (then the shipped file) ranks first at
+# 0 ply (`db candidates --best 3`), less the positions round 7 and the
+# held-out sets already hold, labelled by gnubg.wd at 2 plies with pruning (`rivals.db`).
 # Then wide1's recipe (class-sets.sh `train_512`: a 512-unit contact net
 # from random weights, Adam, 40 epochs, mu = 1) on wide1's training set and
 # the rivals, put into round 7's file (`rivals1.wd`). The control is wide1
@@ -19,11 +19,11 @@
 #
 # Run in a directory `rivals1` beside r6/, r7/, fair/, gnubg-sets/ and
 # gnubg-games/ (after wide1.sh: gnubg-games/train.db), with `wide1.wd` a
-# copy of nets/weights/bgkit.wd, `r7.wd` a copy of
+# copy of nets/weights/candidates/wide1.wd, `r7.wd` a copy of
 # nets/weights/candidates/r7.wd and `trainer` on PATH (or TRAINER set;
 # THREADS, default 2):
 #   mkdir -p rivals1 && cd rivals1
-#   cp ../bgkit/nets/weights/bgkit.wd wide1.wd
+#   cp ../bgkit/nets/weights/candidates/wide1.wd .
 #   cp ../bgkit/nets/weights/candidates/r7.wd .
 #   bash ../bgkit/nets/weights/plans/rivals1.sh
 # STOP_AFTER_LABELS=1 stops once the rivals are labelled (they need only

@@ -10,9 +10,9 @@
 # two seeds.
 #
 # Run in a directory `teacher1` beside gnubg-games/, fair/ and
-# gnubg-sets/, with `wide1.wd` a copy of nets/weights/bgkit.wd (wide1)
+# gnubg-sets/, with `wide1.wd` a copy of nets/weights/candidates/wide1.wd
 # and `trainer` on PATH:
-#   mkdir -p teacher1 && cd teacher1 && cp ../bgkit/nets/weights/bgkit.wd wide1.wd
+#   mkdir -p teacher1 && cd teacher1 && cp ../bgkit/nets/weights/candidates/wide1.wd .
 #   bash ../bgkit/nets/weights/plans/teacher1.sh
 # Each step is skipped when its output exists; the labelling resumes its
 # journal. About 35 minutes of two cores for the labels.
