@@ -34,16 +34,22 @@ generate_class() { # class games seed out
     --classes "$1" --seed "$3" -o "$4" -q "${th[@]}"
 }
 
-# label_2ply DB [WEIGHTS]: DB labelled at 2 plies with pruning by WEIGHTS
-# (default gnubg.wd), once (DB.labelled marks it done), resuming its
+# label_eval DB WEIGHTS OPTION...: DB labelled by `db label eval` with
+# WEIGHTS and the OPTIONs, once (DB.labelled marks it done), resuming its
 # journal after an interruption.
-label_2ply() {
-  [ -e "$1.labelled" ] && return
+label_eval() {
+  local db=$1 weights=$2
+  shift 2
+  [ -e "$db.labelled" ] && return
   local resume=()
-  [ -e "$1.journal" ] && resume=(--resume)
-  "$T" db label eval "$1" --plies 2 --prune --weights "${2:-$gnubg}" -q "${th[@]}" "${resume[@]}"
-  touch "$1.labelled"
+  [ -e "$db.journal" ] && resume=(--resume)
+  "$T" db label eval "$db" "$@" --weights "$weights" -q "${th[@]}" "${resume[@]}"
+  touch "$db.labelled"
 }
+
+# label_2ply DB [WEIGHTS]: DB labelled at 2 plies with pruning by WEIGHTS
+# (default gnubg.wd).
+label_2ply() { label_eval "$1" "${2:-$gnubg}" --plies 2 --prune; }
 
 # bench_sets CLASS WEIGHTS: the MD5 of WEIGHTS and the equity RMS of
 # WEIGHTS, bgkit.wd (player.wd) and gnubg.wd on both held-out sets.

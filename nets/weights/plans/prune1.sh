@@ -19,13 +19,12 @@
 #   bash ../bgkit/nets/weights/plans/prune1.sh
 # Each step is skipped when its output exists. A few minutes of two cores.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, gnubg
+source "$(dirname "${BASH_SOURCE[0]}")/class-sets.sh" # T, th, gnubg, label_eval
 [ -e start.wd ] || "$T" weights splice --from wide1.wd --net contact --into ../r7/race.wd -o start.wd
-if [ ! -e candidates.db.labelled ]; then
+if [ ! -e candidates.db ]; then
   cp ../r7/candidates.db candidates.db.tmp && mv candidates.db.tmp candidates.db
-  "$T" db label eval candidates.db --plies 0 --weights start.wd -q "${th[@]}"
-  touch candidates.db.labelled
 fi
+label_eval candidates.db start.wd --plies 0
 prune_net() { # class from out
   [ -e "$3" ] || "$T" train --db candidates.db --class "$1" --weights "$2" -o "$3" --epochs 50 \
     --schedule gnubg --alpha-start 5 --alpha-low 0.001 --seed 1 --optimizer sgd --batch 256 \
