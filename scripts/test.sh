@@ -25,13 +25,14 @@ fi
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 mkdir -p "$target_dir"
-cp /bin/true "$target_dir/.exec-probe"
-if ! "$target_dir/.exec-probe" 2>/dev/null; then
+probe="$target_dir/.exec-probe"
+cp /bin/true "$probe"
+if ! "$probe" 2>/dev/null; then
   target_dir="${TMPDIR:-/tmp}/bgkit-target"
   echo "== $target_dir as cargo's target directory (the checkout cannot run programs)"
   mkdir -p "$target_dir"
 fi
-rm -f "$target_dir/.exec-probe"
+rm -f "$probe"
 export CARGO_TARGET_DIR="$target_dir"
 # Open Sage (PyPI `bgsage`, pinned) for the engine duel tests, in a virtual
 # environment of its own in the target directory (python3-venv from Debian if

@@ -11,12 +11,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use test_support::{describe, gnubg_file, tempdir};
 
-/// An adapter in engines/, run through its interpreter (`sh` or Python) so
-/// that a checkout mounted noexec runs it too.
+/// An adapter of `engines/` by name. The tests run each through its
+/// interpreter (`sh` or Python), so that a checkout mounted noexec runs it too.
 fn adapter(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../engines")
         .join(name)
+}
+
+/// gnubg 1.07 itself at 0 ply, as an engine command line.
+fn gnubg_engine() -> String {
+    format!("sh {} --plies 0", s(&adapter("gnubg-engine")))
 }
 
 /// The Python with `bgsage` (scripts/test.sh installs it and names it in
@@ -70,7 +75,7 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
 fn gnubg_itself_plays_bgkits_games_move_for_move() {
     gnubg_file(GNUBG_WD);
     let dir = tempdir("bgkit-duel.");
-    let engine = format!("sh {} --plies 0", s(&adapter("gnubg-engine")));
+    let engine = gnubg_engine();
     let games = ["--games", "200", "--seed", "31", "--threads", "8"];
     // gnubg's binary uses this CPU's reciprocal instruction: so does bgkit
     // with --native-rcp.
@@ -97,7 +102,7 @@ fn short_duels_are_legal_and_the_same_on_any_thread_count() {
     gnubg_file(GNUBG_WD);
     let dir = tempdir("bgkit-duel.");
     let bgkit_wd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/weights/bgkit.wd");
-    let gnubg = format!("sh {} --plies 0", s(&adapter("gnubg-engine")));
+    let gnubg = gnubg_engine();
     let opensage = format!("{} {}", opensage_python(), s(&adapter("opensage-engine")));
     for (name, engine) in [("gnubg", gnubg), ("opensage", opensage)] {
         let mut runs = Vec::new();

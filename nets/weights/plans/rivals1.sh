@@ -7,7 +7,8 @@
 # training positions (`db split`, seed 2101), one roll each (seed 2102),
 # the three contact moves wide1.wd (then the shipped file) ranks first at
 # 0 ply (`db candidates --best 3`), less the positions round 7 and the
-# held-out sets already hold, labelled by gnubg.wd at 2 plies with pruning (`rivals.db`).
+# held-out sets already hold, labelled by gnubg.wd at 2 plies with pruning
+# (`rivals.db`).
 # Then wide1's recipe (class-sets.sh `train_512`: a 512-unit contact net
 # from random weights, Adam, 40 epochs, mu = 1) on wide1's training set and
 # the rivals, put into round 7's file (`rivals1.wd`). The control is wide1
