@@ -7,6 +7,7 @@ use crate::arith::Arithmetic;
 use crate::classify::Class;
 use crate::evaluate::{Evaluator, Scratch};
 use crate::forward::{hidden_layer, output_sums, Simd};
+use crate::gradient_chunk::GradientChunk;
 use crate::net::{Net, NetKind, Parameters};
 use crate::optimizer::Gradient;
 use crate::sanity::sanity_check;
@@ -42,6 +43,12 @@ pub enum Loss {
 const EQUITY_COEFFICIENTS: [f32; board::NUM_OUTPUTS] = [2.0, 1.0, 1.0, -1.0, -1.0];
 
 impl TrainScratch {
+    /// The hidden activations and steps (`scale`·δh) the last backward
+    /// pass left.
+    pub(crate) fn activations_and_steps(&self) -> (&[f32], &[f32]) {
+        (&self.hidden, &self.step)
+    }
+
     /// Steps on the loss ½Σ(t − y)² + ½μ(E(t) − E(y))², where E is the
     /// cubeless equity of the five outputs (2·win − 1 + wins of a gammon
     /// and a backgammon − losses of each): μ weighs the error that decides
@@ -162,7 +169,7 @@ fn add_step(p: Parameters<'_>, h: &[f32], x: &[f32], step: &[f32], a: &[f32; boa
 /// element-wise loops inlined into `f` then run eight lanes wide), else as
 /// it is: the same operations on each element either way.
 #[inline(always)]
-fn with_simd<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
+pub(crate) fn with_simd<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     if simd.uses_avx2() && crate::cpu::has_avx2() {
         // SAFETY: this CPU supports AVX2 (checked just above), the only
@@ -188,7 +195,7 @@ unsafe fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
 /// The forward pass and the deltas of [`train_net`]: returns the outputs and
 /// δo, and leaves the hidden activations in `scratch.hidden` and
 /// `scale`·δh in `scratch.step`.
-fn backprop(
+pub(crate) fn backprop(
     net: &Net,
     x: &[f32],
     target: &Probabilities,
@@ -342,46 +349,47 @@ impl Evaluator {
         Some((kind, t))
     }
 
-    /// [`Evaluator::train`]'s step as a gradient: adds the negative gradient
-    /// for `board` towards the sanity-checked `target` to `grad` (which must
-    /// have the shape of the class's net), leaving the nets as they are.
-    pub fn accumulate_gradient(
+    /// [`Evaluator::train`]'s step as a gradient, deferred: keeps in
+    /// `chunk` the negative gradient for `board` towards the
+    /// sanity-checked `target` ([`GradientChunk::push`]), leaving the nets
+    /// as they are; [`GradientChunk::add_to`] adds it to a gradient of the
+    /// class's net.
+    pub fn push_gradient(
         &self,
         board: &Board,
         class: Class,
         target: &Probabilities,
         scratch: &mut Scratch,
         train: &mut TrainScratch,
-        grad: &mut Gradient,
+        chunk: &mut GradientChunk,
     ) -> Option<NetKind> {
         let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
-        self.accumulate_gradient_of(board, kind, &scratch.net.inputs, target, train, grad);
+        self.push_gradient_of(board, kind, &scratch.net.inputs, target, train, chunk);
         Some(kind)
     }
 
-    /// [`Evaluator::accumulate_gradient`] with `board`'s input vector for
-    /// net `kind` given (as [`Evaluator::inputs`] writes it; a trainer
-    /// that keeps them saves computing them every epoch).
-    pub fn accumulate_gradient_of(
+    /// [`Evaluator::push_gradient`] with `board`'s input vector for net
+    /// `kind` given (as [`Evaluator::inputs`] writes it; a trainer that
+    /// keeps them saves computing them every epoch).
+    pub fn push_gradient_of(
         &self,
         board: &Board,
         kind: NetKind,
         inputs: &[f32],
         target: &Probabilities,
         train: &mut TrainScratch,
-        grad: &mut Gradient,
+        chunk: &mut GradientChunk,
     ) {
         let mut t = *target;
         sanity_check(board, &mut t, self.bearoff());
         let net = self.nets.get(kind);
-        accumulate_gradient(
+        chunk.push(
             net,
             &inputs[..net.inputs()],
             &t,
             self.arithmetic(),
             self.simd(),
             train,
-            grad,
         );
     }
 }

@@ -14,7 +14,7 @@ pub mod run;
 use crate::positions::db::{check_targets, position_id, PositionDb, Record};
 use crate::supervised::bench::position_errors;
 use board::{Board, Probabilities};
-use nets::{Adam, Class, Evaluator, Gradient, NetKind, TrainScratch};
+use nets::{Adam, Class, Evaluator, Gradient, GradientChunk, NetKind, TrainScratch};
 use serde::{Deserialize, Serialize};
 
 /// Largest α a run may start from (50 times gnubg-nn's 20): steps far
@@ -483,10 +483,13 @@ pub fn train_epoch_adam(
                         shared.scratch(),
                         schedule.train_scratch(),
                         vec![0f32; nets::inputs::MAX_INPUTS],
+                        GradientChunk::new(),
                     )
                 },
-                |(scratch, train, x), (chunk, grad)| {
-                    // `grad` is zero: new, or cleared by the last step.
+                |(scratch, train, x, pending), (chunk, grad)| {
+                    // `grad` is zero: new, or cleared by the last step. The
+                    // chunk's gradients are added to it at once, with the
+                    // bits of adding each in turn.
                     for (i, &k) in chunk.iter().enumerate() {
                         if let Some(&next) = chunk.get(i + 1) {
                             set.prefetch(next as usize);
@@ -498,21 +501,21 @@ pub fn train_epoch_adam(
                         if schedule.prune {
                             let base = &mut x[..nets::inputs::BASE_INPUTS];
                             nets::inputs::base_inputs(board, base);
-                            nets::accumulate_gradient(
+                            pending.push(
                                 shared.nets().get(kind),
                                 base,
                                 &t,
                                 shared.arithmetic(),
                                 shared.simd(),
                                 train,
-                                grad,
                             );
                         } else if let Some(x) = set.kept_inputs(k as usize, board, x) {
-                            shared.accumulate_gradient_of(board, kind, x, &t, train, grad);
+                            shared.push_gradient_of(board, kind, x, &t, train, pending);
                         } else {
-                            shared.accumulate_gradient(board, r.class(), &t, scratch, train, grad);
+                            shared.push_gradient(board, r.class(), &t, scratch, train, pending);
                         }
                     }
+                    pending.add_to(grad, shared.simd());
                 },
             );
         adam.step_sum(
