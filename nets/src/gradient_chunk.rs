@@ -13,11 +13,14 @@
 //! the gradient has the same bits.
 
 use crate::arith::Arithmetic;
+use crate::classify::Class;
+use crate::evaluate::{Evaluator, Scratch};
 use crate::forward::Simd;
-use crate::net::Net;
+use crate::net::{Net, NetKind};
 use crate::optimizer::Gradient;
+use crate::sanity::sanity_check;
 use crate::train::{backprop, with_simd, TrainScratch};
-use board::{Probabilities, NUM_OUTPUTS};
+use board::{Board, Probabilities, NUM_OUTPUTS};
 
 /// Hidden units whose sums stay in registers together (eight AVX2
 /// registers).
@@ -242,6 +245,52 @@ fn add_tail(dst: &mut [f32], rows: &[f32], width: usize, from: usize, terms: &[(
         for (d, &v) in dst[from..].iter_mut().zip(&rows[at + from..at + width]) {
             *d += v * c;
         }
+    }
+}
+
+impl Evaluator {
+    /// [`Evaluator::train`]'s step as a gradient, deferred: keeps in
+    /// `chunk` the negative gradient for `board` towards the
+    /// sanity-checked `target` ([`GradientChunk::push`]), leaving the nets
+    /// as they are; [`GradientChunk::add_to`] adds it to a gradient of the
+    /// class's net.
+    pub fn push_gradient(
+        &self,
+        board: &Board,
+        class: Class,
+        target: &Probabilities,
+        scratch: &mut Scratch,
+        train: &mut TrainScratch,
+        chunk: &mut GradientChunk,
+    ) -> Option<NetKind> {
+        let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
+        self.push_gradient_of(board, kind, &scratch.net.inputs, target, train, chunk);
+        Some(kind)
+    }
+
+    /// [`Evaluator::push_gradient`] with `board`'s input vector for net
+    /// `kind` given (as [`Evaluator::inputs`] writes it; a trainer that
+    /// keeps them saves computing them every epoch).
+    pub fn push_gradient_of(
+        &self,
+        board: &Board,
+        kind: NetKind,
+        inputs: &[f32],
+        target: &Probabilities,
+        train: &mut TrainScratch,
+        chunk: &mut GradientChunk,
+    ) {
+        let mut t = *target;
+        sanity_check(board, &mut t, self.bearoff());
+        let net = self.nets.get(kind);
+        chunk.push(
+            net,
+            &inputs[..net.inputs()],
+            &t,
+            self.arithmetic(),
+            self.simd(),
+            train,
+        );
     }
 }
 

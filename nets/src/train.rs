@@ -7,7 +7,6 @@ use crate::arith::Arithmetic;
 use crate::classify::Class;
 use crate::evaluate::{Evaluator, Scratch};
 use crate::forward::{hidden_layer, output_sums, Simd};
-use crate::gradient_chunk::GradientChunk;
 use crate::net::{Net, NetKind, Parameters};
 use crate::optimizer::Gradient;
 use crate::sanity::sanity_check;
@@ -347,50 +346,6 @@ impl Evaluator {
         let mut t = *target;
         sanity_check(board, &mut t, self.bearoff());
         Some((kind, t))
-    }
-
-    /// [`Evaluator::train`]'s step as a gradient, deferred: keeps in
-    /// `chunk` the negative gradient for `board` towards the
-    /// sanity-checked `target` ([`GradientChunk::push`]), leaving the nets
-    /// as they are; [`GradientChunk::add_to`] adds it to a gradient of the
-    /// class's net.
-    pub fn push_gradient(
-        &self,
-        board: &Board,
-        class: Class,
-        target: &Probabilities,
-        scratch: &mut Scratch,
-        train: &mut TrainScratch,
-        chunk: &mut GradientChunk,
-    ) -> Option<NetKind> {
-        let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
-        self.push_gradient_of(board, kind, &scratch.net.inputs, target, train, chunk);
-        Some(kind)
-    }
-
-    /// [`Evaluator::push_gradient`] with `board`'s input vector for net
-    /// `kind` given (as [`Evaluator::inputs`] writes it; a trainer that
-    /// keeps them saves computing them every epoch).
-    pub fn push_gradient_of(
-        &self,
-        board: &Board,
-        kind: NetKind,
-        inputs: &[f32],
-        target: &Probabilities,
-        train: &mut TrainScratch,
-        chunk: &mut GradientChunk,
-    ) {
-        let mut t = *target;
-        sanity_check(board, &mut t, self.bearoff());
-        let net = self.nets.get(kind);
-        chunk.push(
-            net,
-            &inputs[..net.inputs()],
-            &t,
-            self.arithmetic(),
-            self.simd(),
-            train,
-        );
     }
 }
 
