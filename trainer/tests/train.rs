@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::db::{db_of_ids, generate_races, held_rms, import_fixture, split, split_fixture};
+use common::db::{
+    db_of_ids, generate_races, held_rms, import_fixture, labelled_self_play, split, split_fixture,
+};
 use common::{ok, s, BIN, GNUBG_WD, OS0, TS0};
 use std::path::Path;
 use test_support::{assert_one_line_failure, tempdir};
@@ -339,42 +341,7 @@ fn kept_inputs_train_the_same_bytes_as_recomputed_ones() {
     let dir = tempdir("bgkit-train-kept.");
     let path = |name: &str| dir.path().join(name);
     let db = path("all.db");
-    ok(&[
-        "db",
-        "generate",
-        "--weights",
-        GNUBG_WD,
-        "--games",
-        "60",
-        "--threshold",
-        "0",
-        "--classes",
-        "contact,race",
-        "--seed",
-        "3",
-        "-o",
-        s(&db),
-        "-q",
-        "--bearoff",
-        OS0,
-        "--bearoff",
-        TS0,
-    ]);
-    ok(&[
-        "db",
-        "label",
-        "eval",
-        s(&db),
-        "--plies",
-        "0",
-        "--weights",
-        GNUBG_WD,
-        "-q",
-        "--bearoff",
-        OS0,
-        "--bearoff",
-        TS0,
-    ]);
+    labelled_self_play(&db, "60", "contact,race", "3");
     for class in ["contact", "race"] {
         for adam in [true, false] {
             let train = |name: &str, recompute: bool| {
@@ -425,4 +392,83 @@ fn kept_inputs_train_the_same_bytes_as_recomputed_ones() {
             );
         }
     }
+}
+
+/// `--errors-every N` measures the error every N epochs and after the last
+/// (the curve's rows and the Pareto saves say so) and trains the same
+/// bytes as measuring after every epoch; gnubg's schedule, which steps on
+/// every epoch's error, refuses it.
+#[test]
+fn measuring_every_few_epochs_trains_the_same_bytes() {
+    let dir = tempdir("bgkit-train-every.");
+    let path = |name: &str| dir.path().join(name);
+    let db = path("all.db");
+    labelled_self_play(&db, "30", "contact", "5");
+    let train = |name: &str, every: &str| {
+        let out = path(name);
+        ok(&[
+            "train",
+            "--db",
+            s(&db),
+            "--class",
+            "contact",
+            "--weights",
+            GNUBG_WD,
+            "-o",
+            s(&out),
+            "--epochs",
+            "5",
+            "--schedule",
+            "cosine",
+            "--optimizer",
+            "adam",
+            "--alpha-start",
+            "0.01",
+            "--alpha-low",
+            "0.001",
+            "--seed",
+            "4",
+            "--errors-every",
+            every,
+            "-q",
+            "--bearoff",
+            OS0,
+            "--bearoff",
+            TS0,
+        ]);
+        let csv = std::fs::read_to_string(dir.path().join(format!("{name}.train.csv"))).unwrap();
+        let epochs: Vec<String> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect();
+        (std::fs::read(&out).unwrap(), epochs)
+    };
+    let (every, all_epochs) = train("every.wd", "1");
+    let (some, measured) = train("some.wd", "2");
+    assert_eq!(all_epochs, ["0", "1", "2", "3", "4", "5"]);
+    assert_eq!(measured, ["0", "2", "4", "5"]);
+    assert!(every == some, "--errors-every 2 trained other weights");
+    assert_ne!(every, std::fs::read(GNUBG_WD).unwrap());
+    assert_one_line_failure(
+        BIN,
+        "trainer",
+        &[
+            "train",
+            "--db",
+            s(&db),
+            "--class",
+            "contact",
+            "--weights",
+            GNUBG_WD,
+            "-o",
+            s(&path("never.wd")),
+            "--epochs",
+            "2",
+            "--errors-every",
+            "2",
+        ],
+        "--errors-every 2: gnubg's schedule",
+    );
+    assert!(!path("never.wd").exists());
 }

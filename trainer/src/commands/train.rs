@@ -69,6 +69,13 @@ pub struct TrainArgs {
     /// Positions per Adam step.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     batch: u32,
+    /// Measure the training set's error (the curve, the Pareto saves)
+    /// every N epochs and after the last, instead of after every epoch:
+    /// with --schedule cosine only (gnubg's schedule steps on every
+    /// epoch's error). The trained weights are the same bits; each skipped
+    /// measurement saves an evaluation of every position.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    errors_every: u64,
     /// Decoupled weight decay with Adam (AdamW): before each step every
     /// weight, not the thresholds, is multiplied by 1 − α·λ (e.g. 0.01).
     #[arg(long, value_name = "λ", default_value_t = 0.0)]
@@ -165,6 +172,12 @@ impl TrainArgs {
                 bail!("--schedule cosine needs --epochs N (it has no cycles to count)")
             }
         };
+        if self.errors_every > 1 && decay == Decay::Gnubg {
+            bail!(
+                "--errors-every {}: gnubg's schedule steps on every epoch's error; use --schedule cosine",
+                self.errors_every
+            );
+        }
         check_weight_decay(
             self.weight_decay,
             self.alpha_start,
@@ -176,6 +189,7 @@ impl TrainArgs {
         let schedule = Schedule {
             equity_weight: self.equity_weight,
             cross_entropy: self.loss == LossArg::CrossEntropy,
+            errors_every: self.errors_every,
             alpha_start: self.alpha_start,
             alpha_low: self.alpha_low,
             ignore_bg: self.ignore_bg,

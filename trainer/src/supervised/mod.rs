@@ -85,6 +85,21 @@ pub struct Schedule {
     /// false, so runs without it keep the fingerprints they had.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cross_entropy: bool,
+    /// Epochs between measurements of the training set's error (and the
+    /// last epoch's), for the cosine schedule, which does not step on the
+    /// error: the skipped epochs give no point of the curve and no Pareto
+    /// save, the weights the same bits. 1 (every epoch, gnubg-nn's way) is
+    /// absent from the settings' JSON, so runs keep their fingerprints.
+    #[serde(default = "every_epoch", skip_serializing_if = "is_every_epoch")]
+    pub errors_every: u64,
+}
+
+fn every_epoch() -> u64 {
+    1
+}
+
+fn is_every_epoch(n: &u64) -> bool {
+    *n == 1
 }
 
 fn is_false(x: &bool) -> bool {
@@ -177,6 +192,7 @@ impl Default for Schedule {
             optimizer: Optimizer::Sgd,
             equity_weight: 0.0,
             cross_entropy: false,
+            errors_every: 1,
         }
     }
 }

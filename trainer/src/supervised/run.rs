@@ -5,7 +5,7 @@
 use crate::positions::db::Record;
 use crate::supervised::pareto::{save_name, ParetoFront, SaveName};
 use crate::supervised::{
-    after_epoch, after_errors, errors, net_kind, permutation, train_epoch, train_epoch_adam,
+    after_epoch, after_errors, errors, net_kind, permutation, train_epoch, train_epoch_adam, Decay,
     Optimizer, Schedule, ScheduleState, TrainingSet,
 };
 use nets::{Adam, Evaluator, NetKind, Nets};
@@ -167,10 +167,20 @@ impl SupervisedTrainer {
     }
 
     /// Measures the errors, records them, offers the net to the Pareto
-    /// front and takes the schedule's step.
-    fn measure(&mut self, hooks: &mut dyn SupervisedHooks) -> std::io::Result<()> {
-        let (er, mx) = errors(&self.eval, &self.set, &self.schedule);
+    /// front and takes the schedule's step; on an epoch the schedule's
+    /// `errors_every` skips (never the first or the last), only the step,
+    /// which for the cosine schedule does not read the errors.
+    fn measure(&mut self, length: Length, hooks: &mut dyn SupervisedHooks) -> std::io::Result<()> {
         let epochs = self.state.epochs;
+        let every = self.schedule.errors_every.max(1);
+        let cosine = matches!(self.schedule.decay, Decay::Cosine { .. });
+        if cosine && !epochs.is_multiple_of(every) && !self.done(length) {
+            let (er, mx) = self.state.prev;
+            self.schedule_step(er, mx);
+            hooks.progress(&self.state, er, mx);
+            return Ok(());
+        }
+        let (er, mx) = errors(&self.eval, &self.set, &self.schedule);
         self.curve.retain(|c| c.0 < epochs);
         self.curve.push((epochs, self.state.alpha, er, mx));
         let name = save_name(er, mx);
@@ -181,6 +191,14 @@ impl SupervisedTrainer {
         if admission.save {
             hooks.save(self.eval.nets(), name)?;
         }
+        self.schedule_step(er, mx);
+        hooks.progress(&self.state, er, mx);
+        Ok(())
+    }
+
+    /// The schedule's step after a measurement of errors `er`, `mx`: α,
+    /// and a new permutation when the schedule asks for one.
+    fn schedule_step(&mut self, er: f64, mx: f64) {
         if after_errors(&mut self.state, &self.schedule, er, mx) {
             self.state.shuffles += 1;
             self.order = permutation(
@@ -189,8 +207,6 @@ impl SupervisedTrainer {
                 self.set.records().len(),
             );
         }
-        hooks.progress(&self.state, er, mx);
-        Ok(())
     }
 
     /// Trains until `length` is reached, checkpointing after every epoch
@@ -207,7 +223,7 @@ impl SupervisedTrainer {
                 hooks.checkpoint(self)?;
                 return Ok(SupervisedEnd::Stopped);
             }
-            self.measure(hooks)?;
+            self.measure(length, hooks)?;
             if self.done(length) {
                 return Ok(SupervisedEnd::Finished);
             }

@@ -88,6 +88,12 @@ pub fn held_rms(db: &Path, class: &str, weights: &Path) -> (f64, u64) {
 /// Every race position (`--threshold 0`) of `games` self-play games with
 /// gnubg's weights and dice `seed`, into `db`.
 pub fn generate_races(db: &Path, games: &str, seed: &str) {
+    self_play(db, games, "race", seed);
+}
+
+/// Every position of `classes` (`--threshold 0`) of `games` self-play
+/// games with gnubg's weights and dice `seed`, into `db`.
+fn self_play(db: &Path, games: &str, classes: &str, seed: &str) {
     let mut args = vec![
         "db",
         "generate",
@@ -96,12 +102,23 @@ pub fn generate_races(db: &Path, games: &str, seed: &str) {
         "--threshold",
         "0",
         "--classes",
-        "race",
+        classes,
         "--seed",
         seed,
         "-o",
         s(db),
+        "-q",
     ];
+    args.extend(evaluator());
+    ok(&args);
+}
+
+/// Every position of `classes` (`--threshold 0`) of `games` self-play
+/// games with gnubg's weights and dice `seed`, into `db`, labelled by
+/// gnubg's 0-ply evaluation.
+pub fn labelled_self_play(db: &Path, games: &str, classes: &str, seed: &str) {
+    self_play(db, games, classes, seed);
+    let mut args = vec!["db", "label", "eval", s(db), "--plies", "0", "-q"];
     args.extend(evaluator());
     ok(&args);
 }
