@@ -1,6 +1,6 @@
 //! n-ply evaluation (gnubg's `EvaluatePositionFull`, cubeless) against the
 //! installed gnubg 1.07 on this machine's CPU, with `--native-rcp`: at 2
-//! plies 1,000 positions of each class (contact, crashed, race, bearoff)
+//! plies 500 positions of each class (contact, crashed, race, bearoff)
 //! with and without pruning, at 3 plies 100 positions. Every output must
 //! have gnubg's bits.
 
@@ -92,10 +92,10 @@ fn both_ways(ids: &[String]) -> Vec<(String, bool)> {
 
 #[test]
 fn native_rcp_equals_the_installed_gnubg_at_2_plies_in_every_class() {
-    let classes = positions(1_000);
+    let classes = positions(500);
     assert_eq!(classes.len(), 4, "{:?}", classes.keys());
     for (class, ids) in &classes {
-        assert_eq!(ids.len(), 1_000, "{class}: too few reference positions");
+        assert_eq!(ids.len(), 500, "{class}: too few reference positions");
         let n = common::assert_native_equals_gnubg(&both_ways(ids), 2);
         println!("{class}: all {n} evaluations at 2 plies have gnubg's bits");
     }
