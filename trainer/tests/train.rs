@@ -395,18 +395,19 @@ fn kept_inputs_train_the_same_bytes_as_recomputed_ones() {
 }
 
 /// `--errors-every N` measures the error every N epochs and after the last
-/// (the curve's rows and the Pareto saves say so) and trains the same
-/// bytes as measuring after every epoch; gnubg's schedule, which steps on
-/// every epoch's error, refuses it.
+/// (the curve's rows say so) and trains the same bytes as measuring after
+/// every epoch; gnubg's schedule, which steps on every epoch's error,
+/// refuses it.
 #[test]
 fn measuring_every_few_epochs_trains_the_same_bytes() {
     let dir = tempdir("bgkit-train-every.");
     let path = |name: &str| dir.path().join(name);
     let db = path("all.db");
     labelled_self_play(&db, "30", "contact", "5");
-    let train = |name: &str, every: &str| {
-        let out = path(name);
-        ok(&[
+    // gnubg's contact net trained on `db` into `out` for `epochs`, then
+    // the options that follow.
+    let args = |out: &Path, epochs: &'static str, rest: &[&'static str]| {
+        let mut args: Vec<String> = [
             "train",
             "--db",
             s(&db),
@@ -415,27 +416,39 @@ fn measuring_every_few_epochs_trains_the_same_bytes() {
             "--weights",
             GNUBG_WD,
             "-o",
-            s(&out),
+            s(out),
             "--epochs",
+            epochs,
+        ]
+        .iter()
+        .chain(rest)
+        .map(|a| a.to_string())
+        .collect();
+        args.extend(["--bearoff", OS0, "--bearoff", TS0].map(String::from));
+        args
+    };
+    let train = |name: &str, every: &'static str| {
+        let out = path(name);
+        let args = args(
+            &out,
             "5",
-            "--schedule",
-            "cosine",
-            "--optimizer",
-            "adam",
-            "--alpha-start",
-            "0.01",
-            "--alpha-low",
-            "0.001",
-            "--seed",
-            "4",
-            "--errors-every",
-            every,
-            "-q",
-            "--bearoff",
-            OS0,
-            "--bearoff",
-            TS0,
-        ]);
+            &[
+                "--schedule",
+                "cosine",
+                "--optimizer",
+                "adam",
+                "--alpha-start",
+                "0.01",
+                "--alpha-low",
+                "0.001",
+                "--seed",
+                "4",
+                "--errors-every",
+                every,
+                "-q",
+            ],
+        );
+        ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
         let csv = std::fs::read_to_string(dir.path().join(format!("{name}.train.csv"))).unwrap();
         let epochs: Vec<String> = csv
             .lines()
@@ -450,25 +463,13 @@ fn measuring_every_few_epochs_trains_the_same_bytes() {
     assert_eq!(measured, ["0", "2", "4", "5"]);
     assert!(every == some, "--errors-every 2 trained other weights");
     assert_ne!(every, std::fs::read(GNUBG_WD).unwrap());
+    let never = path("never.wd");
+    let refused = args(&never, "2", &["--errors-every", "2"]);
     assert_one_line_failure(
         BIN,
         "trainer",
-        &[
-            "train",
-            "--db",
-            s(&db),
-            "--class",
-            "contact",
-            "--weights",
-            GNUBG_WD,
-            "-o",
-            s(&path("never.wd")),
-            "--epochs",
-            "2",
-            "--errors-every",
-            "2",
-        ],
+        &refused.iter().map(String::as_str).collect::<Vec<_>>(),
         "--errors-every 2: gnubg's schedule",
     );
-    assert!(!path("never.wd").exists());
+    assert!(!never.exists());
 }
