@@ -12,6 +12,7 @@ pub mod prune_check;
 pub mod run;
 
 use crate::positions::db::{check_targets, position_id, PositionDb, Record};
+use crate::scratch_pool::PerThread;
 use crate::supervised::bench::position_errors;
 use board::{Board, Probabilities};
 use nets::{Adam, Class, Evaluator, Gradient, GradientChunk, NetKind, TrainScratch};
@@ -487,22 +488,25 @@ pub fn train_epoch_adam(
     let kind = net_kind(first.class(), schedule.prune);
     let zero = Gradient::zeros(eval.nets().get(kind));
     let mut grads = vec![zero; batch.div_ceil(GRADIENT_CHUNK).max(1)];
+    // Each thread's buffers, kept from one batch to the next: none of them
+    // holds anything of the nets between chunks.
+    let workers = PerThread::new();
     for positions in order.chunks(batch.max(1)) {
         let used = positions.len().div_ceil(GRADIENT_CHUNK);
         let shared: &Evaluator = eval;
+        let init = || {
+            (
+                shared.scratch(),
+                schedule.train_scratch(),
+                vec![0f32; nets::inputs::MAX_INPUTS],
+                GradientChunk::new(),
+            )
+        };
         positions
             .par_chunks(GRADIENT_CHUNK)
             .zip(grads[..used].par_iter_mut())
-            .for_each_init(
-                || {
-                    (
-                        shared.scratch(),
-                        schedule.train_scratch(),
-                        vec![0f32; nets::inputs::MAX_INPUTS],
-                        GradientChunk::new(),
-                    )
-                },
-                |(scratch, train, x, pending), (chunk, grad)| {
+            .for_each(|(chunk, grad)| {
+                workers.with(init, |(scratch, train, x, pending)| {
                     // `grad` is zero: new, or cleared by the last step. The
                     // chunk's gradients are added to it at once, with the
                     // bits of adding each in turn.
@@ -532,8 +536,8 @@ pub fn train_epoch_adam(
                         }
                     }
                     pending.add_to(grad, shared.simd());
-                },
-            );
+                })
+            });
         adam.step_sum(
             eval.nets_mut().get_mut(kind),
             &mut grads[..used],
