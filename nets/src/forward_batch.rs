@@ -32,6 +32,15 @@ use crate::sigmoid::sigmoid;
 #[cfg(target_arch = "x86_64")]
 const GROUP: usize = 4;
 
+/// Groups whose hidden sums go block by block together in the batch: a
+/// block's weights are read once for up to `SPAN·GROUP` vectors.
+#[cfg(target_arch = "x86_64")]
+const SPAN: usize = 16;
+
+/// Vectors of a full span.
+#[cfg(all(test, target_arch = "x86_64"))]
+const SPAN_VECTORS: usize = SPAN * GROUP;
+
 /// True if the batch computes the same bits as the single path for `net`
 /// (no hidden threshold is −0).
 pub fn batch_exact(net: &Net) -> bool {
@@ -194,7 +203,7 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 /// sees exactly the single path's operations.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Net, GROUP};
+    use super::{Net, GROUP, SPAN};
     use crate::forward::{BIT_COUNTS, SET_BITS};
     use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
@@ -293,6 +302,13 @@ mod avx2 {
         }
     }
 
+    /// The hidden sums of a batch, [`SPAN`] groups of [`GROUP`] vectors at a
+    /// time: each group's union of non-zero rows and its inputs side by
+    /// side first ([`Groups::push`]), then block by block of units every
+    /// group of the span, so that a block's weights are read from memory
+    /// once per span rather than once per group (a 512-unit net's weights
+    /// do not stay in a core's L2). Each unit still adds its vector's rows
+    /// in input order: the bits of one group at a time.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn accumulate_batch_avx2(
@@ -304,39 +320,118 @@ mod avx2 {
     ) {
         let n_in = net.inputs();
         let padded = net.padded_hidden();
-        let mut union_rows = [0u16; crate::inputs::MAX_INPUTS + 8];
         assert!(
-            n_in <= union_rows.len(),
+            n_in <= crate::inputs::MAX_INPUTS,
             "gnubg's nets have at most 250 inputs"
         );
-        // Scratch for `group_sums`, which writes what it reads.
-        let mut xt = [std::mem::MaybeUninit::<f32>::uninit(); GROUP * crate::inputs::MAX_INPUTS];
-        let mut start = 0;
-        while start < count {
-            let g = (count - start).min(GROUP);
-            let group = &xs[start * n_in..(start + g) * n_in];
-            let len = union_of_nonzero(group, n_in, g, &mut union_rows);
-            let union = &union_rows[..len];
-            let out = &mut hs[start * padded..(start + g) * padded];
-            if wide {
-                // SAFETY: `wide` is `simd.uses_avx512()`, true only where
-                // the CPU has AVX-512F (checked at run time).
-                match g {
-                    4 => group_sums_512::<4>(net, group, union, &mut xt, out),
-                    3 => group_sums_512::<3>(net, group, union, &mut xt, out),
-                    2 => group_sums_512::<2>(net, group, union, &mut xt, out),
-                    _ => group_sums_512::<1>(net, group, union, &mut xt, out),
+        assert!(xs.len() >= count * n_in && hs.len() >= count * padded);
+        assert!(net.blocked_hidden_weights().len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
+        GROUPS.with_borrow_mut(|groups| {
+            let mut start = 0;
+            while start < count {
+                let end = (start + SPAN * GROUP).min(count);
+                groups.sizes.clear();
+                let mut first = start;
+                while first < end {
+                    let g = (end - first).min(GROUP);
+                    // SAFETY: AVX2 is enabled in this function (the caller's
+                    // requirement), the only requirement of `push`.
+                    groups.push(&xs[first * n_in..(first + g) * n_in], n_in, g);
+                    first += g;
                 }
-                start += g;
-                continue;
+                let out = &mut hs[start * padded..end * padded];
+                for b in 0..padded / BLOCK_UNITS {
+                    let mut at = 0;
+                    for (union, x, g) in groups.iter() {
+                        let dst = &mut out[at * padded..(at + g) * padded];
+                        // SAFETY: `groups` holds only rows below `n_in` and `g`
+                        // inputs per row (`Groups::push`), `dst` is `g` padded
+                        // rows and the blocked weights' length was asserted
+                        // above: `block_sums`' requirements. `wide` is
+                        // `simd.uses_avx512()`, true only where the CPU has
+                        // AVX-512F (checked at run time).
+                        match (wide, g) {
+                            (true, 4) => block_sums_512::<4>(net, b, union, x, dst),
+                            (true, 3) => block_sums_512::<3>(net, b, union, x, dst),
+                            (true, 2) => block_sums_512::<2>(net, b, union, x, dst),
+                            (true, _) => block_sums_512::<1>(net, b, union, x, dst),
+                            (false, 4) => block_sums::<4>(net, b, union, x, dst),
+                            (false, 3) => block_sums::<3>(net, b, union, x, dst),
+                            (false, 2) => block_sums::<2>(net, b, union, x, dst),
+                            (false, _) => block_sums::<1>(net, b, union, x, dst),
+                        }
+                        at += g;
+                    }
+                }
+                start = end;
             }
-            match g {
-                4 => group_sums::<4>(net, group, union, &mut xt, out),
-                3 => group_sums::<3>(net, group, union, &mut xt, out),
-                2 => group_sums::<2>(net, group, union, &mut xt, out),
-                _ => group_sums::<1>(net, group, union, &mut xt, out),
+        });
+    }
+
+    /// Groups of [`accumulate_batch_avx2`]'s span: of each, its vectors'
+    /// union of non-zero rows (in input order) and those rows' inputs side
+    /// by side (`g` values per row, vector after vector). Each group has a
+    /// fixed room in both buffers, made once per thread.
+    struct Groups {
+        /// Group `i`'s union from `i·ROWS`.
+        rows: Vec<u16>,
+        /// Group `i`'s inputs side by side from `i·INPUTS`.
+        inputs: Vec<f32>,
+        /// Each group's size and union length.
+        sizes: Vec<(usize, usize)>,
+    }
+
+    /// Room of a group's union: every input, and the 8 entries past the
+    /// last that [`union_of_nonzero`] may write.
+    const ROWS: usize = crate::inputs::MAX_INPUTS + 8;
+    /// Room of a group's inputs side by side.
+    const INPUTS: usize = GROUP * crate::inputs::MAX_INPUTS;
+
+    thread_local! {
+        /// This thread's groups: no allocation per batch (a rollout
+        /// evaluates a batch of candidates for every move).
+        static GROUPS: std::cell::RefCell<Groups> = std::cell::RefCell::new(Groups {
+            rows: vec![0; SPAN * ROWS],
+            inputs: vec![0.0; SPAN * INPUTS],
+            sizes: Vec::with_capacity(SPAN),
+        });
+    }
+
+    impl Groups {
+        /// Adds the group of the `g` vectors of `n_in` inputs in `group`
+        /// (at most [`SPAN`] groups between [`Vec::clear`]s of `sizes`).
+        #[allow(unsafe_code)]
+        #[target_feature(enable = "avx2")]
+        fn push(&mut self, group: &[f32], n_in: usize, g: usize) {
+            assert!((1..=GROUP).contains(&g) && n_in <= crate::inputs::MAX_INPUTS);
+            assert!(group.len() == g * n_in && self.sizes.len() < SPAN);
+            let i = self.sizes.len();
+            let rows = &mut self.rows[i * ROWS..(i + 1) * ROWS];
+            // SAFETY: AVX2 is enabled in this function; `rows` has the
+            // `n_in + 8` entries `union_of_nonzero` needs, and `group` the
+            // `g` vectors it reads (asserted).
+            let len = unsafe { union_of_nonzero(group, n_in, g, rows) };
+            let union = &rows[..len];
+            // `block_sums` relies on it: every row is one of `n_in` inputs.
+            assert!(union.iter().all(|&r| usize::from(r) < n_in));
+            let inputs = &mut self.inputs[i * INPUTS..i * INPUTS + len * g];
+            for (x, &r) in inputs.chunks_exact_mut(g).zip(union) {
+                for (c, x) in x.iter_mut().enumerate() {
+                    *x = group[c * n_in + usize::from(r)];
+                }
             }
-            start += g;
+            self.sizes.push((g, len));
+        }
+
+        /// Each group's union, inputs side by side and size, in order.
+        fn iter(&self) -> impl Iterator<Item = (&[u16], &[f32], usize)> + '_ {
+            self.sizes.iter().enumerate().map(|(i, &(g, len))| {
+                (
+                    &self.rows[i * ROWS..i * ROWS + len],
+                    &self.inputs[i * INPUTS..i * INPUTS + len * g],
+                    g,
+                )
+            })
         }
     }
 
@@ -469,32 +564,93 @@ mod avx2 {
         len
     }
 
-    /// Checks the shapes [`group_sums`] relies on (`G` vectors of
-    /// `net.inputs()` in `group`, `G` padded rows in `out`, the blocked
-    /// weights' length, union rows below `net.inputs()`) and copies the
-    /// union rows' inputs side by side into `xt` (`xt[k·G + c]` is vector
-    /// `c`'s input at row `union[k]`), so the inner loop reads each row's `G`
-    /// inputs from one place for every block. Returns where they start: the
-    /// `union.len()·G` floats from there are initialized.
-    #[inline(always)]
-    fn side_by_side<const G: usize>(
+    /// Block `b`'s sums of `G` vectors over the rows in `union`, their
+    /// inputs side by side in `x` (`x[k·G + c]` is vector `c`'s input at
+    /// row `union[k]`), into the vectors' padded rows in `out`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2; every row of `union` is below
+    /// `net.inputs()`; `x` holds `union.len()·G` values and `out` `G`
+    /// padded rows; the blocked weights hold `net.inputs()` rows of
+    /// [`BLOCK_UNITS`] per block.
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn block_sums<const G: usize>(
         net: &Net,
-        group: &[f32],
+        b: usize,
         union: &[u16],
-        xt: &mut [std::mem::MaybeUninit<f32>],
-        out: &[f32],
-    ) -> *const f32 {
+        x: &[f32],
+        out: &mut [f32],
+    ) {
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
-        assert!(group.len() == G * n_in && out.len() == G * padded);
-        assert!(net.blocked_hidden_weights().len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
-        assert!(union.iter().all(|&r| usize::from(r) < n_in));
-        let xt = &mut xt[..union.len() * G];
+        assert!(x.len() == union.len() * G && out.len() == G * padded);
+        let bias = block_bias(net, b);
+        // SAFETY (every load and store below): `bias` and `dst` are 16
+        // floats; `rows` holds block b's `n_in` rows of 16 weights and every
+        // `r` in `union` is below `n_in` (the caller's guarantees), so
+        // `rows + 16r` is followed by 16 floats; `x` holds `G` floats per
+        // union row. Unaligned loads and stores throughout.
+        let lo = _mm256_loadu_ps(bias.as_ptr());
+        let hi = _mm256_loadu_ps(bias[8..].as_ptr());
+        let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
+        let rows = net
+            .blocked_hidden_weights()
+            .as_ptr()
+            .add(b * n_in * BLOCK_UNITS);
         for (k, &r) in union.iter().enumerate() {
-            for c in 0..G {
-                xt[k * G + c].write(group[c * n_in + usize::from(r)]);
+            let row = rows.add(usize::from(r) * BLOCK_UNITS);
+            let w0 = _mm256_loadu_ps(row);
+            let w1 = _mm256_loadu_ps(row.add(8));
+            for (c, a) in acc.iter_mut().enumerate() {
+                let xc = _mm256_broadcast_ss(x.get_unchecked(k * G + c));
+                a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(w0, xc));
+                a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(w1, xc));
             }
         }
-        xt.as_ptr().cast()
+        for (c, a) in acc.iter().enumerate() {
+            let at = c * padded + b * BLOCK_UNITS;
+            let dst = &mut out[at..at + BLOCK_UNITS];
+            _mm256_storeu_ps(dst.as_mut_ptr(), a[0]);
+            _mm256_storeu_ps(dst[8..].as_mut_ptr(), a[1]);
+        }
+    }
+
+    /// [`block_sums`] with AVX-512F: a block's 16 sums of a vector in one
+    /// register, the same multiply and add per unit (the same bits).
+    ///
+    /// # Safety
+    /// As [`block_sums`], with AVX-512F.
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn block_sums_512<const G: usize>(
+        net: &Net,
+        b: usize,
+        union: &[u16],
+        x: &[f32],
+        out: &mut [f32],
+    ) {
+        use std::arch::x86_64::*;
+        let (n_in, padded) = (net.inputs(), net.padded_hidden());
+        assert!(x.len() == union.len() * G && out.len() == G * padded);
+        let bias = block_bias(net, b);
+        // SAFETY (every load and store below): as in `block_sums`.
+        let init = _mm512_loadu_ps(bias.as_ptr());
+        let mut acc: [__m512; G] = [init; G];
+        let rows = net
+            .blocked_hidden_weights()
+            .as_ptr()
+            .add(b * n_in * BLOCK_UNITS);
+        for (k, &r) in union.iter().enumerate() {
+            let w = _mm512_loadu_ps(rows.add(usize::from(r) * BLOCK_UNITS));
+            for (c, a) in acc.iter_mut().enumerate() {
+                let xc = _mm512_set1_ps(*x.get_unchecked(k * G + c));
+                *a = _mm512_add_ps(*a, _mm512_mul_ps(w, xc));
+            }
+        }
+        for (c, a) in acc.iter().enumerate() {
+            let at = c * padded + b * BLOCK_UNITS;
+            _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a);
+        }
     }
 
     /// The hidden thresholds of block `b`'s units (0 past the last unit).
@@ -506,94 +662,6 @@ mod avx2 {
                 .copied()
                 .unwrap_or(0.0)
         })
-    }
-
-    /// The sums of `G` vectors, block by block, over the rows in `union`
-    /// (their inputs side by side, [`side_by_side`]).
-    #[allow(unsafe_code)]
-    #[target_feature(enable = "avx2")]
-    unsafe fn group_sums<const G: usize>(
-        net: &Net,
-        group: &[f32],
-        union: &[u16],
-        xt: &mut [std::mem::MaybeUninit<f32>],
-        out: &mut [f32],
-    ) {
-        let (n_in, padded) = (net.inputs(), net.padded_hidden());
-        let blocked = net.blocked_hidden_weights();
-        let inputs = side_by_side::<G>(net, group, union, xt, out);
-        for b in 0..padded / BLOCK_UNITS {
-            let bias = block_bias(net, b);
-            // SAFETY (every load and store below): `bias` and `dst` are
-            // 16 floats; `rows` holds block b's `n_in` rows of 16 weights
-            // (the length `side_by_side` asserted) and every `r` in `union`
-            // is below `n_in` (asserted there), so `rows + 16r` is followed
-            // by 16 floats; `inputs` starts `G` initialized floats per union
-            // row. Unaligned loads and stores throughout.
-            let lo = _mm256_loadu_ps(bias.as_ptr());
-            let hi = _mm256_loadu_ps(bias[8..].as_ptr());
-            let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
-            let rows = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            let mut x = inputs;
-            for &r in union {
-                let row = rows.add(usize::from(r) * BLOCK_UNITS);
-                let w0 = _mm256_loadu_ps(row);
-                let w1 = _mm256_loadu_ps(row.add(8));
-                for (c, a) in acc.iter_mut().enumerate() {
-                    let xc = _mm256_broadcast_ss(&*x.add(c));
-                    a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(w0, xc));
-                    a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(w1, xc));
-                }
-                x = x.add(G);
-            }
-            for (c, a) in acc.iter().enumerate() {
-                let at = c * padded + b * BLOCK_UNITS;
-                let dst = &mut out[at..at + BLOCK_UNITS];
-                _mm256_storeu_ps(dst.as_mut_ptr(), a[0]);
-                _mm256_storeu_ps(dst[8..].as_mut_ptr(), a[1]);
-            }
-        }
-    }
-
-    /// [`group_sums`] with AVX-512F: a block's 16 sums of a vector in one
-    /// register, the same multiply and add per unit (the same bits).
-    #[allow(unsafe_code)]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn group_sums_512<const G: usize>(
-        net: &Net,
-        group: &[f32],
-        union: &[u16],
-        xt: &mut [std::mem::MaybeUninit<f32>],
-        out: &mut [f32],
-    ) {
-        use std::arch::x86_64::*;
-        let (n_in, padded) = (net.inputs(), net.padded_hidden());
-        let blocked = net.blocked_hidden_weights();
-        let inputs = side_by_side::<G>(net, group, union, xt, out);
-        for b in 0..padded / BLOCK_UNITS {
-            let bias = block_bias(net, b);
-            // SAFETY (every load and store below): as in `group_sums`:
-            // `bias` and each `out` slice hold 16 floats, every union row's
-            // 16 weights lie inside `blocked` (lengths and rows asserted by
-            // `side_by_side`), `inputs` starts `G` initialized floats per
-            // union row; unaligned forms.
-            let init = _mm512_loadu_ps(bias.as_ptr());
-            let mut acc: [__m512; G] = [init; G];
-            let rows = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            let mut x = inputs;
-            for &r in union {
-                let w = _mm512_loadu_ps(rows.add(usize::from(r) * BLOCK_UNITS));
-                for (c, a) in acc.iter_mut().enumerate() {
-                    let xc = _mm512_set1_ps(*x.add(c));
-                    *a = _mm512_add_ps(*a, _mm512_mul_ps(w, xc));
-                }
-                x = x.add(G);
-            }
-            for (c, a) in acc.iter().enumerate() {
-                let at = c * padded + b * BLOCK_UNITS;
-                _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a);
-            }
-        }
     }
 }
 
@@ -656,6 +724,58 @@ mod tests {
                                 g.map(f32::to_bits),
                                 want.map(f32::to_bits),
                                 "{hidden} {simd:?} {arith:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Dense input vectors through the batch give each vector the bits of
+    /// the single forward pass, on wide nets (a partial last block
+    /// included) and batches of one group to several spans of groups.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn batches_of_several_spans_give_the_single_pass_bits() {
+        for (inputs, hidden, seed) in [(250, 520, 11), (214, 128, 12), (250, 16, 13)] {
+            let net = crate::test_rng::random_net(inputs, hidden, seed);
+            assert!(batch_exact(&net));
+            let mut next = xorshift(seed + 7);
+            let most = 2 * SPAN_VECTORS + 5;
+            // Sparse vectors as a board's: most inputs zero, some 1, some
+            // other values.
+            let xs: Vec<f32> = (0..most * inputs)
+                .map(|_| match next() % 8 {
+                    0 => 1.0,
+                    1 => (next() % 1000) as f32 / 333.0,
+                    _ => 0.0,
+                })
+                .collect();
+            for simd in Simd::available()
+                .into_iter()
+                .filter(|s| batch_available(*s))
+            {
+                for arith in [Arithmetic::GnubgFastMath, Arithmetic::Ieee] {
+                    for count in [
+                        1,
+                        3,
+                        5,
+                        SPAN_VECTORS - 1,
+                        SPAN_VECTORS,
+                        SPAN_VECTORS + 1,
+                        most,
+                    ] {
+                        let mut got = vec![[0f32; 5]; count];
+                        let mut scratch = Vec::new();
+                        forward_batch(&net, &xs, count, &mut scratch, &mut got, arith, simd);
+                        for (x, g) in xs.chunks(inputs).zip(&got) {
+                            let (mut h, mut want) = (vec![0f32; hidden], [0f32; 5]);
+                            crate::forward::forward(&net, x, &mut h, &mut want, arith, simd);
+                            assert_eq!(
+                                g.map(f32::to_bits),
+                                want.map(f32::to_bits),
+                                "{hidden} units, {count} vectors, {simd:?} {arith:?}"
                             );
                         }
                     }
