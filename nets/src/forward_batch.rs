@@ -334,8 +334,7 @@ mod avx2 {
                 let mut first = start;
                 while first < end {
                     let g = (end - first).min(GROUP);
-                    // SAFETY: AVX2 is enabled in this function (the caller's
-                    // requirement), the only requirement of `push`.
+                    // `push` needs AVX2, enabled in this function.
                     groups.push(&xs[first * n_in..(first + g) * n_in], n_in, g);
                     first += g;
                 }
