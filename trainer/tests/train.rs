@@ -473,3 +473,40 @@ fn measuring_every_few_epochs_trains_the_same_bytes() {
     );
     assert!(!never.exists());
 }
+
+/// A Pareto save is written while the next epoch trains; one that cannot
+/// be written (here a directory holds its name: gnubg's net on its own
+/// 0-ply labels measures 0 and 0, save `0-0`) still fails the run with
+/// one line, and no trained weights are written.
+#[test]
+fn a_pareto_save_that_cannot_be_written_fails_the_run_in_one_line() {
+    let dir = tempdir("bgkit-train-save.");
+    let path = |name: &str| dir.path().join(name);
+    let db = path("all.db");
+    labelled_self_play(&db, "10", "contact", "6");
+    let out = path("out.wd");
+    std::fs::create_dir(path("out.wd.save.0-0")).unwrap();
+    let mut args = vec![
+        "train",
+        "--db",
+        s(&db),
+        "--class",
+        "contact",
+        "--weights",
+        GNUBG_WD,
+        "-o",
+        s(&out),
+        "--epochs",
+        "2",
+        "--optimizer",
+        "adam",
+        "--alpha-start",
+        "0.001",
+        "--alpha-low",
+        "0.0001",
+        "-q",
+    ];
+    args.extend(["--bearoff", OS0, "--bearoff", TS0]);
+    assert_one_line_failure(BIN, "trainer", &args, "out.wd.save.0-0: is a directory");
+    assert!(!out.exists(), "no trained weights after a failed save");
+}

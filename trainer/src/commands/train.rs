@@ -241,6 +241,50 @@ struct Files {
     start: SupervisedCheckpoint,
     stop: Arc<AtomicBool>,
     bar: Progress,
+    saving: PendingSave,
+}
+
+/// The Pareto save being written and synced on a thread of its own while
+/// the next epoch trains. The next save and the next checkpoint wait for
+/// it (a checkpoint comes between any two measurements, so the saves a
+/// measurement lists and removes are never in flight, and a checkpoint
+/// never claims a save that is not on disk); dropping it waits too.
+#[derive(Default)]
+struct PendingSave(Option<std::thread::JoinHandle<std::io::Result<()>>>);
+
+impl PendingSave {
+    /// Waits for the save in flight, returning its error.
+    fn wait(&mut self) -> std::io::Result<()> {
+        match self.0.take() {
+            Some(save) => save.join().unwrap_or_else(|_| {
+                Err(std::io::Error::other(
+                    "the thread writing a Pareto save panicked",
+                ))
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for the save in flight, then starts writing `nets` to `path`
+    /// as a text weights file.
+    fn start(&mut self, path: PathBuf, nets: Nets) -> std::io::Result<()> {
+        self.wait()?;
+        self.0 = Some(std::thread::spawn(move || {
+            let fail = |e: &dyn std::fmt::Display| {
+                std::io::Error::other(format!("cannot write {}: {e}", path.display()))
+            };
+            let text = nets::weights::to_bytes(&nets, nets::weights::Format::Text)
+                .map_err(|e| fail(&e))?;
+            support::atomic::write_file(&path, &text).map_err(|e| fail(&e))
+        }));
+        Ok(())
+    }
+}
+
+impl Drop for PendingSave {
+    fn drop(&mut self) {
+        let _ = self.wait();
+    }
 }
 
 impl SupervisedHooks for Files {
@@ -259,9 +303,7 @@ impl SupervisedHooks for Files {
     }
 
     fn save(&mut self, nets: &Nets, name: SaveName) -> std::io::Result<()> {
-        let path = save_path(&self.out, name);
-        nets::weights::save(nets, &path, nets::weights::Format::Text)
-            .map_err(|e| std::io::Error::other(format!("cannot write {}: {e}", path.display())))
+        self.saving.start(save_path(&self.out, name), nets.clone())
     }
 
     fn remove(&mut self, name: SaveName) {
@@ -269,6 +311,7 @@ impl SupervisedHooks for Files {
     }
 
     fn checkpoint(&mut self, trainer: &SupervisedTrainer) -> std::io::Result<()> {
+        self.saving.wait()?;
         let header = SupervisedCheckpoint {
             state: trainer.state().clone(),
             curve: trainer.curve().to_vec(),
@@ -380,9 +423,11 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         start,
         stop,
         bar: Progress::new("trainer train", "epochs", total.max(1), args.run.quiet),
+        saving: PendingSave::default(),
     };
     let mut trainer = SupervisedTrainer::new(eval, set, schedule, state, curve, adam);
     let end = trainer.run(length, &mut files)?;
+    files.saving.wait()?;
     files.bar.finish();
     let s = trainer.state();
     if end == SupervisedEnd::Stopped {
