@@ -404,29 +404,7 @@ fn measuring_every_few_epochs_trains_the_same_bytes() {
     let path = |name: &str| dir.path().join(name);
     let db = path("all.db");
     labelled_self_play(&db, "30", "contact", "5");
-    // gnubg's contact net trained on `db` into `out` for `epochs`, then
-    // the options that follow.
-    let args = |out: &Path, epochs: &'static str, rest: &[&'static str]| {
-        let mut args: Vec<String> = [
-            "train",
-            "--db",
-            s(&db),
-            "--class",
-            "contact",
-            "--weights",
-            GNUBG_WD,
-            "-o",
-            s(out),
-            "--epochs",
-            epochs,
-        ]
-        .iter()
-        .chain(rest)
-        .map(|a| a.to_string())
-        .collect();
-        args.extend(["--bearoff", OS0, "--bearoff", TS0].map(String::from));
-        args
-    };
+    let args = |out: &Path, epochs: &str, rest: &[&str]| contact_training(&db, out, epochs, rest);
     let train = |name: &str, every: &'static str| {
         let out = path(name);
         let args = args(
@@ -486,27 +464,45 @@ fn a_pareto_save_that_cannot_be_written_fails_the_run_in_one_line() {
     labelled_self_play(&db, "10", "contact", "6");
     let out = path("out.wd");
     std::fs::create_dir(path("out.wd.save.0-0")).unwrap();
-    let mut args = vec![
+    let args = contact_training(
+        &db,
+        &out,
+        "2",
+        &[
+            "--optimizer",
+            "adam",
+            "--alpha-start",
+            "0.001",
+            "--alpha-low",
+            "0.0001",
+            "-q",
+        ],
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_one_line_failure(BIN, "trainer", &args, "out.wd.save.0-0: is a directory");
+    assert!(!out.exists(), "no trained weights after a failed save");
+}
+
+/// The arguments that train gnubg's contact net on `db` into `out` for
+/// `epochs`, then `rest`.
+fn contact_training(db: &Path, out: &Path, epochs: &str, rest: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
         "train",
         "--db",
-        s(&db),
+        s(db),
         "--class",
         "contact",
         "--weights",
         GNUBG_WD,
         "-o",
-        s(&out),
+        s(out),
         "--epochs",
-        "2",
-        "--optimizer",
-        "adam",
-        "--alpha-start",
-        "0.001",
-        "--alpha-low",
-        "0.0001",
-        "-q",
-    ];
-    args.extend(["--bearoff", OS0, "--bearoff", TS0]);
-    assert_one_line_failure(BIN, "trainer", &args, "out.wd.save.0-0: is a directory");
-    assert!(!out.exists(), "no trained weights after a failed save");
+        epochs,
+    ]
+    .iter()
+    .chain(rest)
+    .map(|a| a.to_string())
+    .collect();
+    args.extend(["--bearoff", OS0, "--bearoff", TS0].map(String::from));
+    args
 }
