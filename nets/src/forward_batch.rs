@@ -309,6 +309,9 @@ mod avx2 {
     /// once per span rather than once per group (a 512-unit net's weights
     /// do not stay in a core's L2). Each unit still adds its vector's rows
     /// in input order: the bits of one group at a time.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, and AVX-512F if `wide`.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn accumulate_batch_avx2(
@@ -476,7 +479,7 @@ mod avx2 {
 
     /// The sums of `G` vectors given as lists of (input, value), the first
     /// `len` entries of `rows[c]` and `xs[c]`, block by block; each unit
-    /// adds the entries of a list in its order, as [`group_sums`] adds its
+    /// adds the entries of a list in its order, as [`block_sums`] adds its
     /// rows.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
@@ -569,9 +572,9 @@ mod avx2 {
     ///
     /// # Safety
     /// The CPU must support AVX2; every row of `union` is below
-    /// `net.inputs()`; `x` holds `union.len()·G` values and `out` `G`
-    /// padded rows; the blocked weights hold `net.inputs()` rows of
-    /// [`BLOCK_UNITS`] per block.
+    /// `net.inputs()`; the blocked weights hold `net.inputs()` rows of
+    /// [`BLOCK_UNITS`] per block. (`b` below the blocks, `x` holding
+    /// `union.len()·G` values and `out` `G` padded rows are asserted.)
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn block_sums<const G: usize>(
@@ -583,6 +586,7 @@ mod avx2 {
     ) {
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
         assert!(x.len() == union.len() * G && out.len() == G * padded);
+        assert!(b < padded / BLOCK_UNITS);
         let bias = block_bias(net, b);
         // SAFETY (every load and store below): `bias` and `dst` are 16
         // floats; `rows` holds block b's `n_in` rows of 16 weights and every
@@ -631,6 +635,7 @@ mod avx2 {
         use std::arch::x86_64::*;
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
         assert!(x.len() == union.len() * G && out.len() == G * padded);
+        assert!(b < padded / BLOCK_UNITS);
         let bias = block_bias(net, b);
         // SAFETY (every load and store below): as in `block_sums`.
         let init = _mm512_loadu_ps(bias.as_ptr());

@@ -25,6 +25,9 @@ impl<T> PerThread<T> {
     }
 
     /// Runs `f` with this thread's value, made by `init` if it has none.
+    /// `f` holds the slot while it runs: it must not start parallel work
+    /// that could call `with` on the same slots (the thread could wait on
+    /// itself).
     pub fn with<R>(&self, init: impl FnOnce() -> T, f: impl FnOnce(&mut T) -> R) -> R {
         let i = rayon::current_thread_index().unwrap_or(0) % self.slots.len();
         // A thread holds its slot only while it runs `f`; the only other

@@ -236,12 +236,14 @@ fn save_path(out: &Path, (e, m): SaveName) -> PathBuf {
 /// Saves the Pareto nets and checkpoints, shows progress, watches for
 /// signals.
 struct Files {
+    /// First, so that it is dropped (the save in flight waited for)
+    /// before `run` releases the output's claim.
+    saving: PendingSave,
     run: RunFiles,
     out: PathBuf,
     start: SupervisedCheckpoint,
     stop: Arc<AtomicBool>,
     bar: Progress,
-    saving: PendingSave,
 }
 
 /// The Pareto save being written and synced on a thread of its own while
@@ -426,7 +428,14 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         saving: PendingSave::default(),
     };
     let mut trainer = SupervisedTrainer::new(eval, set, schedule, state, curve, adam);
-    let end = trainer.run(length, &mut files)?;
+    let end = match trainer.run(length, &mut files) {
+        Ok(end) => end,
+        // A save in flight that failed too is said on the same line.
+        Err(e) => match files.saving.wait() {
+            Ok(()) => return Err(e.into()),
+            Err(save) => bail!("{e}; and {save}"),
+        },
+    };
     files.saving.wait()?;
     files.bar.finish();
     let s = trainer.state();
