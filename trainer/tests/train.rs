@@ -346,28 +346,9 @@ fn kept_inputs_train_the_same_bytes_as_recomputed_ones() {
         for adam in [true, false] {
             let train = |name: &str, recompute: bool| {
                 let out = path(name);
-                let mut args = vec![
-                    "train",
-                    "--db",
-                    s(&db),
-                    "--class",
-                    class,
-                    "--weights",
-                    GNUBG_WD,
-                    "-o",
-                    s(&out),
-                    "--epochs",
-                    "2",
-                    "--seed",
-                    "4",
-                    "-q",
-                    "--bearoff",
-                    OS0,
-                    "--bearoff",
-                    TS0,
-                ];
+                let mut rest = vec!["--seed", "4", "-q"];
                 if adam {
-                    args.extend([
+                    rest.extend([
                         "--optimizer",
                         "adam",
                         "--alpha-start",
@@ -377,8 +358,10 @@ fn kept_inputs_train_the_same_bytes_as_recomputed_ones() {
                     ]);
                 }
                 if recompute {
-                    args.push("--recompute-inputs");
+                    rest.push("--recompute-inputs");
                 }
+                let args = training(&db, class, &out, "2", &rest);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
                 ok(&args);
                 std::fs::read(&out).unwrap()
             };
@@ -404,7 +387,8 @@ fn measuring_every_few_epochs_trains_the_same_bytes() {
     let path = |name: &str| dir.path().join(name);
     let db = path("all.db");
     labelled_self_play(&db, "30", "contact", "5");
-    let args = |out: &Path, epochs: &str, rest: &[&str]| contact_training(&db, out, epochs, rest);
+    let args =
+        |out: &Path, epochs: &str, rest: &[&str]| training(&db, "contact", out, epochs, rest);
     let train = |name: &str, every: &'static str| {
         let out = path(name);
         let args = args(
@@ -464,8 +448,9 @@ fn a_pareto_save_that_cannot_be_written_fails_the_run_in_one_line() {
     labelled_self_play(&db, "10", "contact", "6");
     let out = path("out.wd");
     std::fs::create_dir(path("out.wd.save.0-0")).unwrap();
-    let args = contact_training(
+    let args = training(
         &db,
+        "contact",
         &out,
         "2",
         &[
@@ -483,15 +468,15 @@ fn a_pareto_save_that_cannot_be_written_fails_the_run_in_one_line() {
     assert!(!out.exists(), "no trained weights after a failed save");
 }
 
-/// The arguments that train gnubg's contact net on `db` into `out` for
+/// The arguments that train gnubg's net of `class` on `db` into `out` for
 /// `epochs`, then `rest`.
-fn contact_training(db: &Path, out: &Path, epochs: &str, rest: &[&str]) -> Vec<String> {
+fn training(db: &Path, class: &str, out: &Path, epochs: &str, rest: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = [
         "train",
         "--db",
         s(db),
         "--class",
-        "contact",
+        class,
         "--weights",
         GNUBG_WD,
         "-o",
