@@ -149,6 +149,21 @@ impl Evaluator {
     /// ([`hint_order`]).
     fn played_move(&self, first: usize, scratch: &Scratch) -> usize {
         let all = scratch.moves.boards();
+        // Most often `first` is the answer without sorting: when no move
+        // can bear off the last chequer (a roll bears off at most four, so
+        // none can if `first` leaves more than four) and no other move has
+        // `first`'s score exactly.
+        if all[first].chequers(1) > 4 {
+            let best = self.batch_scores(scratch).find(|&(i, _)| i == first);
+            if let Some((_, best)) = best.filter(|(_, s)| !s.is_nan()) {
+                let unique = self
+                    .batch_scores(scratch)
+                    .all(|(i, s)| i == first || (s != best && !s.is_nan()));
+                if unique {
+                    return first;
+                }
+            }
+        }
         self.batch_scores(scratch)
             .min_by(|&x, &y| hint_order(all, x, y))
             .map_or(first, |(i, _)| i)
