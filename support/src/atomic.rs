@@ -303,6 +303,40 @@ impl RecycledFile {
     }
 }
 
+/// At most one job running on a thread of its own: starting a job waits
+/// for the one before, and so does dropping. A job's error is returned by
+/// the next [`start`](Self::start) or [`wait`](Self::wait).
+#[derive(Debug, Default)]
+pub struct InFlight(Option<std::thread::JoinHandle<io::Result<()>>>);
+
+impl InFlight {
+    /// Waits for the job in flight, then starts `job` on a thread of its own.
+    pub fn start(
+        &mut self,
+        job: impl FnOnce() -> io::Result<()> + Send + 'static,
+    ) -> io::Result<()> {
+        self.wait()?;
+        self.0 = Some(std::thread::spawn(job));
+        Ok(())
+    }
+
+    /// Waits for the job in flight, returning its error.
+    pub fn wait(&mut self) -> io::Result<()> {
+        match self.0.take() {
+            Some(job) => job
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("the background save panicked"))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let _ = self.wait();
+    }
+}
+
 /// A [`RecycledFile`] saved on a thread of its own, so that a long run
 /// goes on computing while its checkpoint is written and synced: at most
 /// one save is in flight, and each save waits for the one before. A kill
@@ -311,7 +345,7 @@ impl RecycledFile {
 /// [`wait`](Self::wait); dropping it waits for the save in flight.
 pub struct BackgroundFile {
     file: std::sync::Arc<RecycledFile>,
-    pending: std::sync::Mutex<Option<std::thread::JoinHandle<io::Result<()>>>>,
+    pending: std::sync::Mutex<InFlight>,
 }
 
 impl BackgroundFile {
@@ -319,7 +353,7 @@ impl BackgroundFile {
     pub fn new(file: RecycledFile) -> BackgroundFile {
         BackgroundFile {
             file: std::sync::Arc::new(file),
-            pending: std::sync::Mutex::new(None),
+            pending: std::sync::Mutex::new(InFlight::default()),
         }
     }
 
@@ -330,21 +364,13 @@ impl BackgroundFile {
 
     /// Waits for the save in flight, then starts saving `bytes`.
     pub fn save(&self, bytes: Vec<u8>) -> io::Result<()> {
-        let mut pending = self.lock();
-        if let Some(previous) = pending.take() {
-            joined(previous)?;
-        }
         let file = std::sync::Arc::clone(&self.file);
-        *pending = Some(std::thread::spawn(move || file.save(&bytes)));
-        Ok(())
+        self.lock().start(move || file.save(&bytes))
     }
 
     /// Waits for the save in flight, returning its error.
     pub fn wait(&self) -> io::Result<()> {
-        match self.lock().take() {
-            Some(previous) => joined(previous),
-            None => Ok(()),
-        }
+        self.lock().wait()
     }
 
     /// Waits for the save in flight, then deletes the file and its spare.
@@ -357,25 +383,12 @@ impl BackgroundFile {
             .remove()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<std::thread::JoinHandle<io::Result<()>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, InFlight> {
         // A poisoned lock only means a panic elsewhere; the handle is intact.
         self.pending
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-}
-
-impl Drop for BackgroundFile {
-    fn drop(&mut self) {
-        let _ = self.wait();
-    }
-}
-
-/// The result of a finished background save.
-fn joined(handle: std::thread::JoinHandle<io::Result<()>>) -> io::Result<()> {
-    handle
-        .join()
-        .unwrap_or_else(|_| Err(io::Error::other("the background save panicked")))
 }
 
 /// Removes `path`; a missing file is not an error.

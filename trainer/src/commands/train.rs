@@ -10,6 +10,7 @@ use nets::Nets;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use support::atomic::InFlight;
 use support::cli::Outcome;
 use support::progress::Progress;
 use trainer::evaluator_args::{EvaluatorArgs, EvaluatorId};
@@ -236,57 +237,19 @@ fn save_path(out: &Path, (e, m): SaveName) -> PathBuf {
 /// Saves the Pareto nets and checkpoints, shows progress, watches for
 /// signals.
 struct Files {
-    /// First, so that it is dropped (the save in flight waited for)
-    /// before `run` releases the output's claim.
-    saving: PendingSave,
+    /// The Pareto save being written and synced on a thread of its own
+    /// while the next epoch trains. The next save and the next checkpoint
+    /// wait for it (a checkpoint comes between any two measurements, so the
+    /// saves a measurement lists and removes are never in flight, and a
+    /// checkpoint never claims a save that is not on disk). First, so that
+    /// it is dropped (the save in flight waited for) before `run` releases
+    /// the output's claim.
+    saving: InFlight,
     run: RunFiles,
     out: PathBuf,
     start: SupervisedCheckpoint,
     stop: Arc<AtomicBool>,
     bar: Progress,
-}
-
-/// The Pareto save being written and synced on a thread of its own while
-/// the next epoch trains. The next save and the next checkpoint wait for
-/// it (a checkpoint comes between any two measurements, so the saves a
-/// measurement lists and removes are never in flight, and a checkpoint
-/// never claims a save that is not on disk); dropping it waits too.
-#[derive(Default)]
-struct PendingSave(Option<std::thread::JoinHandle<std::io::Result<()>>>);
-
-impl PendingSave {
-    /// Waits for the save in flight, returning its error.
-    fn wait(&mut self) -> std::io::Result<()> {
-        match self.0.take() {
-            Some(save) => save.join().unwrap_or_else(|_| {
-                Err(std::io::Error::other(
-                    "the thread writing a Pareto save panicked",
-                ))
-            }),
-            None => Ok(()),
-        }
-    }
-
-    /// Waits for the save in flight, then starts writing `nets` to `path`
-    /// as a text weights file.
-    fn start(&mut self, path: PathBuf, nets: Nets) -> std::io::Result<()> {
-        self.wait()?;
-        self.0 = Some(std::thread::spawn(move || {
-            let fail = |e: &dyn std::fmt::Display| {
-                std::io::Error::other(format!("cannot write {}: {e}", path.display()))
-            };
-            let text = nets::weights::to_bytes(&nets, nets::weights::Format::Text)
-                .map_err(|e| fail(&e))?;
-            support::atomic::write_file(&path, &text).map_err(|e| fail(&e))
-        }));
-        Ok(())
-    }
-}
-
-impl Drop for PendingSave {
-    fn drop(&mut self) {
-        let _ = self.wait();
-    }
 }
 
 impl SupervisedHooks for Files {
@@ -305,7 +268,15 @@ impl SupervisedHooks for Files {
     }
 
     fn save(&mut self, nets: &Nets, name: SaveName) -> std::io::Result<()> {
-        self.saving.start(save_path(&self.out, name), nets.clone())
+        let (path, nets) = (save_path(&self.out, name), nets.clone());
+        self.saving.start(move || {
+            let fail = |e: &dyn std::fmt::Display| {
+                std::io::Error::other(format!("cannot write {}: {e}", path.display()))
+            };
+            let text = nets::weights::to_bytes(&nets, nets::weights::Format::Text)
+                .map_err(|e| fail(&e))?;
+            support::atomic::write_file(&path, &text).map_err(|e| fail(&e))
+        })
     }
 
     fn remove(&mut self, name: SaveName) {
@@ -425,7 +396,7 @@ pub fn run(args: &TrainArgs, stop: Arc<AtomicBool>) -> Result<Outcome> {
         start,
         stop,
         bar: Progress::new("trainer train", "epochs", total.max(1), args.run.quiet),
-        saving: PendingSave::default(),
+        saving: InFlight::default(),
     };
     let mut trainer = SupervisedTrainer::new(eval, set, schedule, state, curve, adam);
     let end = match trainer.run(length, &mut files) {
