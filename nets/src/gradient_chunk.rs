@@ -1,32 +1,35 @@
-//! The gradient of a run of samples added at once, with the bits of adding
-//! each sample's as it comes ([`crate::accumulate_gradient`]).
+//! The samples of a run of a minibatch whose gradients are summed together
+//! ([`GradientChunk`]), and Adam's step along the sum of several such runs
+//! ([`Adam::step_chunks`]), with the bits of adding each sample's gradient
+//! as it comes ([`crate::accumulate_gradient`]) into one gradient a chunk
+//! and stepping along their sum ([`Adam::step_sum`]).
 //!
 //! One sample's gradient adds `step · x_i` to the hidden-weight row of each
 //! of its non-zero inputs: for a net of 512 hidden units about seventy rows
-//! of 2 KB, read and written back, in a gradient of 512 KB that does not
-//! stay in a core's L2 cache. [`GradientChunk`] keeps each sample's
-//! hidden steps, activations and output deltas instead, and adds them all
-//! in one pass: block by block of hidden units (the samples' steps of one
-//! block stay in L1), row by row, each element summing its samples' terms
-//! in registers and written once. Every element still adds the same
-//! products in the same order (the samples in the order they came), so
-//! the gradient has the same bits.
+//! of 2 KB, in a gradient of 512 KB that does not stay in a core's L2
+//! cache. A chunk keeps each sample's hidden steps, activations and output
+//! deltas instead. The step then sums every element's gradient in
+//! registers, chunk by chunk, samples in order, and applies it at once:
+//! no gradient is ever stored. Its work is split by hidden units over the
+//! threads (each runs the same per-element arithmetic), so every
+//! element's weight and moments stay with one thread, and the bits do not
+//! depend on the number of threads.
 
 use crate::arith::Arithmetic;
 use crate::classify::Class;
 use crate::evaluate::{Evaluator, Scratch};
 use crate::forward::Simd;
 use crate::net::{Net, NetKind};
-use crate::optimizer::Gradient;
+use crate::optimizer::{Adam, AdamStep};
 use crate::sanity::sanity_check;
 use crate::train::{backprop, with_simd, TrainScratch};
 use board::{Board, Probabilities, NUM_OUTPUTS};
+use std::ops::Range;
 
-/// Hidden units whose sums stay in registers together (eight AVX2
-/// registers).
+/// Hidden units whose gradient sums stay in registers together.
 const BLOCK: usize = 64;
 
-/// The samples of a gradient not yet added ([`GradientChunk::add_to`]).
+/// The samples of a gradient not yet summed ([`Adam::step_chunks`]).
 #[derive(Clone, Debug, Default)]
 pub struct GradientChunk {
     /// Hidden units of the net the samples came from.
@@ -35,22 +38,26 @@ pub struct GradientChunk {
     activations: Vec<f32>,
     /// Each sample's hidden steps (δh), `hidden` values a sample.
     steps: Vec<f32>,
-    /// Each sample's output deltas (δo).
-    output_steps: Vec<[f32; NUM_OUTPUTS]>,
+    /// Each output's terms (sample, δo), samples in order.
+    output_terms: [Vec<(u32, f32)>; NUM_OUTPUTS],
+    /// The hidden thresholds' terms (sample, 1), samples in order.
+    ones: Vec<(u32, f32)>,
     /// Each sample's non-zero inputs (input, value), in input order,
     /// sample after sample.
     nonzero: Vec<(u16, f32)>,
     /// Where each sample's non-zero inputs end in `nonzero`.
     ends: Vec<u32>,
-    /// Scratch of [`GradientChunk::add_to`]: where each input's terms start
-    /// in `by_input` (one more entry than inputs).
+    /// Where each input's terms start in `by_input` (one more entry than
+    /// inputs), once indexed.
     starts: Vec<u32>,
-    /// Scratch of [`GradientChunk::add_to`]: the next free place of each
-    /// input's terms while they are sorted.
+    /// Scratch of the indexing: the next free place of each input's terms.
     next: Vec<u32>,
-    /// Scratch of [`GradientChunk::add_to`]: the terms (sample, value) of
-    /// each input, input after input, samples in order.
+    /// The terms (sample, value) of each input, input after input, samples
+    /// in order, once indexed.
     by_input: Vec<(u32, f32)>,
+    /// Inputs the chunk is indexed for ([`GradientChunk::index`]); `None`
+    /// after every push.
+    indexed: Option<usize>,
 }
 
 impl GradientChunk {
@@ -59,19 +66,19 @@ impl GradientChunk {
         GradientChunk::default()
     }
 
-    /// Samples collected and not yet added.
+    /// Samples collected.
     pub fn len(&self) -> usize {
-        self.output_steps.len()
+        self.ones.len()
     }
 
     /// True if no sample waits.
     pub fn is_empty(&self) -> bool {
-        self.output_steps.is_empty()
+        self.ones.is_empty()
     }
 
     /// [`crate::accumulate_gradient`] deferred: computes the sample's
     /// forward pass and deltas now and keeps them for
-    /// [`GradientChunk::add_to`]. Returns the outputs.
+    /// [`Adam::step_chunks`]. Returns the outputs.
     ///
     /// # Panics
     /// If `net` has another number of hidden units than the samples
@@ -94,7 +101,11 @@ impl GradientChunk {
         let (h, step) = scratch.activations_and_steps();
         self.activations.extend_from_slice(&h[..n]);
         self.steps.extend_from_slice(&step[..n]);
-        self.output_steps.push(delta_o);
+        let sample = self.ones.len() as u32;
+        for (terms, &d) in self.output_terms.iter_mut().zip(&delta_o) {
+            terms.push((sample, d));
+        }
+        self.ones.push((sample, 1.0));
         let inputs = u16::try_from(x.len()).expect("at most 65,535 inputs");
         self.nonzero.extend(
             (0..inputs)
@@ -103,56 +114,38 @@ impl GradientChunk {
                 .map(|(i, &xi)| (i, xi)),
         );
         self.ends.push(self.nonzero.len() as u32);
+        self.indexed = None;
         y
-    }
-
-    /// Adds every collected sample's gradient to `grad` (of the samples'
-    /// net's shape), the samples in the order they came: the bits of
-    /// [`crate::accumulate_gradient`] for each in turn. Leaves the chunk
-    /// empty.
-    ///
-    /// # Panics
-    /// If `grad` has another shape than the samples' net.
-    pub fn add_to(&mut self, grad: &mut Gradient, simd: Simd) {
-        if self.is_empty() {
-            return;
-        }
-        let n = self.hidden;
-        assert_eq!(grad.hidden_thresholds.len(), n, "gradient of another net");
-        assert_eq!(
-            grad.output_weights.len(),
-            NUM_OUTPUTS * n,
-            "gradient of another net"
-        );
-        let inputs = grad.hidden_weights.len() / n;
-        assert!(
-            self.nonzero.iter().all(|&(i, _)| usize::from(i) < inputs),
-            "gradient of another net"
-        );
-        self.sort_by_input(inputs);
-        with_simd(
-            simd,
-            #[inline(always)]
-            || self.add_all(grad),
-        );
-        self.clear();
     }
 
     /// Forgets the collected samples.
     pub fn clear(&mut self) {
         self.activations.clear();
         self.steps.clear();
-        self.output_steps.clear();
+        for terms in &mut self.output_terms {
+            terms.clear();
+        }
+        self.ones.clear();
         self.nonzero.clear();
         self.ends.clear();
+        self.indexed = None;
     }
 
-    /// Fills `by_input` and `starts` from `nonzero` and `ends`: a counting
-    /// sort by input, stable, so each input's terms keep the samples' order.
-    fn sort_by_input(&mut self, inputs: usize) {
+    /// Sorts the samples' terms by input for a net of `inputs` inputs (a
+    /// counting sort, stable, so each input's terms keep the samples'
+    /// order): needed once after the last push, before a step reads the
+    /// chunk.
+    ///
+    /// # Panics
+    /// If a sample has a non-zero input at or past `inputs`.
+    pub fn index(&mut self, inputs: usize) {
         self.starts.clear();
         self.starts.resize(inputs + 1, 0);
         for &(i, _) in &self.nonzero {
+            assert!(
+                usize::from(i) < inputs,
+                "a sample longer than the net's inputs"
+            );
             self.starts[usize::from(i) + 1] += 1;
         }
         for i in 0..inputs {
@@ -171,89 +164,405 @@ impl GradientChunk {
             }
             from = end as usize;
         }
+        self.indexed = Some(inputs);
     }
 
-    /// The sums of [`GradientChunk::add_to`], once `by_input` is filled.
-    #[inline(always)]
-    fn add_all(&self, grad: &mut Gradient) {
-        let n = self.hidden;
-        let samples = self.len() as u32;
-        // Output weights (`δo[k]·h`) and thresholds (`δo[k]`); a threshold
-        // adds `δo[k]·1`, which is `δo[k]`, and `step·1` is `step`.
-        for (k, row) in grad.output_weights.chunks_exact_mut(n).enumerate() {
-            let terms: Vec<(u32, f32)> = (0..samples)
-                .map(|p| (p, self.output_steps[p as usize][k]))
+    /// Each sample's hidden steps (δh), a row of the net's units a sample.
+    fn steps(&self) -> &[f32] {
+        &self.steps
+    }
+
+    /// Each sample's hidden activations, a row of the net's units a sample.
+    fn activations(&self) -> &[f32] {
+        &self.activations
+    }
+
+    /// Input `i`'s terms (sample, value), samples in order.
+    fn terms(&self, i: usize) -> &[(u32, f32)] {
+        &self.by_input[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+}
+
+/// The runs of units the threads own: one per thread, each a whole number
+/// of cache lines (16 floats) but the last.
+fn unit_ranges(hidden: usize, threads: usize) -> Vec<Range<usize>> {
+    let per = hidden.div_ceil(threads.max(1)).next_multiple_of(16).max(16);
+    let mut ranges: Vec<Range<usize>> = (0..hidden)
+        .step_by(per)
+        .map(|s| s..(s + per).min(hidden))
+        .collect();
+    if ranges.is_empty() {
+        ranges.push(0..0);
+    }
+    ranges
+}
+
+/// Splits each `width`-long row of `data` at the ends of `ranges` (which
+/// cover `0..width` in order): for each range, its piece of every row.
+fn columns<'a>(
+    data: &'a mut [f32],
+    width: usize,
+    ranges: &[Range<usize>],
+) -> Vec<Vec<&'a mut [f32]>> {
+    let mut out: Vec<Vec<&mut [f32]>> = ranges.iter().map(|_| Vec::new()).collect();
+    if width == 0 {
+        return out;
+    }
+    for row in data.chunks_exact_mut(width) {
+        let mut rest = row;
+        for (pieces, range) in out.iter_mut().zip(ranges) {
+            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(range.len());
+            pieces.push(piece);
+            rest = tail;
+        }
+    }
+    out
+}
+
+/// One run of units' share of a part of the parameters: the same pieces of
+/// the weights and of both moments.
+struct Share<'a> {
+    w: Vec<&'a mut [f32]>,
+    m: Vec<&'a mut [f32]>,
+    v: Vec<&'a mut [f32]>,
+}
+
+/// Splits a part of the parameters (`w`, with its moments `m` and `v`, rows
+/// of `width`) into the runs' shares.
+fn shares<'a>(
+    (w, m, v): (&'a mut [f32], &'a mut [f32], &'a mut [f32]),
+    width: usize,
+    ranges: &[Range<usize>],
+) -> Vec<Share<'a>> {
+    let (w, m, v) = (
+        columns(w, width, ranges),
+        columns(m, width, ranges),
+        columns(v, width, ranges),
+    );
+    w.into_iter()
+        .zip(m)
+        .zip(v)
+        .map(|((w, m), v)| Share { w, m, v })
+        .collect()
+}
+
+impl Adam {
+    /// [`Adam::step_sum`] along the gradients of `chunks` (each
+    /// [`GradientChunk::index`]ed for `net`), each chunk's the sum of its
+    /// samples' in order: the bits of [`crate::accumulate_gradient`] into
+    /// one gradient a chunk and [`Adam::step_sum`] along them, on any number
+    /// of threads. The work is split by hidden units over the threads of
+    /// the current rayon pool. `samples` counts the batch's positions (the
+    /// gradient's mean divides by it); `decay` is [`Adam::step`]'s. Leaves
+    /// the net's blocked copy stale.
+    ///
+    /// # Panics
+    /// If a chunk is not indexed for the net, or the net has other than
+    /// five outputs.
+    pub fn step_chunks(
+        &mut self,
+        net: &mut Net,
+        chunks: &[GradientChunk],
+        samples: usize,
+        rate: f32,
+        decay: f32,
+        simd: Simd,
+    ) {
+        use rayon::prelude::*;
+        let (inputs, n) = (net.inputs(), net.hidden());
+        assert_eq!(net.outputs(), NUM_OUTPUTS, "a net of five outputs");
+        assert_eq!(
+            self.first.len(),
+            net.shape().values(),
+            "moments of another net"
+        );
+        for chunk in chunks {
+            assert_eq!(
+                chunk.indexed,
+                Some(inputs),
+                "a chunk not indexed for this net"
+            );
+            assert!(
+                chunk.is_empty() || chunk.hidden == n,
+                "a chunk of another net"
+            );
+        }
+        assert!(simd.is_available(), "this CPU cannot run {simd:?}");
+        let ranges = unit_ranges(n, rayon::current_num_threads());
+        let context = Context {
+            chunks,
+            hidden: n,
+            step: self.next_step(samples, rate),
+            shrink: (decay != 0.0).then_some(1.0 - rate * decay),
+        };
+        let (first, second) = (&mut self.first[..], &mut self.second[..]);
+        net.update_deferred(|p| {
+            let (m_hidden, m) = first.split_at_mut(inputs * n);
+            let (m_output, m) = m.split_at_mut(NUM_OUTPUTS * n);
+            let (m_thresholds, m_out) = m.split_at_mut(n);
+            let (v_hidden, v) = second.split_at_mut(inputs * n);
+            let (v_output, v) = v.split_at_mut(NUM_OUTPUTS * n);
+            let (v_thresholds, v_out) = v.split_at_mut(n);
+            let hidden = shares((p.hidden_weights, m_hidden, v_hidden), n, &ranges);
+            let output = shares((p.output_weights, m_output, v_output), n, &ranges);
+            let thresholds = shares(
+                (p.hidden_thresholds, m_thresholds, v_thresholds),
+                n,
+                &ranges,
+            );
+            let mut out_thresholds = Some((p.output_thresholds, m_out, v_out));
+            let tasks: Vec<_> = hidden
+                .into_iter()
+                .zip(output)
+                .zip(thresholds)
+                .zip(&ranges)
+                .map(|(((h, o), t), r)| (h, o, t, out_thresholds.take(), r.start))
                 .collect();
-            add_terms(row, &self.activations, n, &terms);
-            for &(_, d) in &terms {
-                grad.output_thresholds[k] += d;
-            }
-        }
-        let ones: Vec<(u32, f32)> = (0..samples).map(|p| (p, 1.0)).collect();
-        add_terms(&mut grad.hidden_thresholds, &self.steps, n, &ones);
-        // Hidden weights: block after block of units, so that the samples'
-        // steps of one block stay in L1 while every input's row goes by.
-        let whole = n - n % BLOCK;
-        let terms = |i: usize| &self.by_input[self.starts[i] as usize..self.starts[i + 1] as usize];
-        for start in (0..whole).step_by(BLOCK) {
-            for (i, row) in grad.hidden_weights.chunks_exact_mut(n).enumerate() {
-                add_block(row, &self.steps, n, start, terms(i));
-            }
-        }
-        for (i, row) in grad.hidden_weights.chunks_exact_mut(n).enumerate() {
-            add_tail(row, &self.steps, n, whole, terms(i));
-        }
+            tasks.into_par_iter().for_each(
+                |(hidden, output, thresholds, out_thresholds, first)| {
+                    with_widest(
+                        simd,
+                        #[inline(always)]
+                        || {
+                            let (steps, activations) =
+                                (GradientChunk::steps, GradientChunk::activations);
+                            context.update_rows(first, hidden, |i, c| c.terms(i), steps, true);
+                            context.update_rows(
+                                first,
+                                output,
+                                |k, c| &c.output_terms[k],
+                                activations,
+                                true,
+                            );
+                            context.update_rows(first, thresholds, |_, c| &c.ones, steps, false);
+                            if let Some(share) = out_thresholds {
+                                context.update_output_thresholds(share);
+                            }
+                        },
+                    )
+                },
+            );
+        });
     }
 }
 
-/// `dst[j] += rows[p][j]·c` for each term `(p, c)` in order, element by
-/// element (`rows` holds vectors of `width` values, `dst` is `width` long).
+/// Runs `f` compiled for AVX-512F where `simd` is that level (the caller
+/// checked that the CPU runs it), else as [`with_simd`] does: the same
+/// operations on each element either way.
 #[inline(always)]
-fn add_terms(dst: &mut [f32], rows: &[f32], width: usize, terms: &[(u32, f32)]) {
-    let whole = width - width % BLOCK;
-    for start in (0..whole).step_by(BLOCK) {
-        add_block(dst, rows, width, start, terms);
+fn with_widest<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if simd.uses_avx512() && crate::cpu::has_avx512() {
+        // SAFETY: this CPU supports AVX-512F (checked just above), the
+        // function's only requirement.
+        #[allow(unsafe_code)]
+        return unsafe { run_avx512(f) };
     }
-    add_tail(dst, rows, width, whole, terms);
+    with_simd(simd, f)
 }
 
-/// [`add_terms`] for the block of units from `start`, summed in registers.
-#[inline(always)]
-fn add_block(dst: &mut [f32], rows: &[f32], width: usize, start: usize, terms: &[(u32, f32)]) {
-    if terms.is_empty() {
-        return;
+/// `f()` in a function compiled with AVX-512F.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2,avx512f")]
+unsafe fn run_avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// What every run of units reads in the step.
+struct Context<'a> {
+    chunks: &'a [GradientChunk],
+    hidden: usize,
+    step: AdamStep,
+    /// Weight decay's factor, if any.
+    shrink: Option<f32>,
+}
+
+impl Context<'_> {
+    /// The block of `len` parameters from `start` of `w` (moments `m`, `v`)
+    /// moved along gradient sums `g`, after weight decay if `decays`.
+    #[inline(always)]
+    fn apply(
+        &self,
+        (w, m, v): (&mut [f32], &mut [f32], &mut [f32]),
+        g: &[f32; BLOCK],
+        start: usize,
+        len: usize,
+        decays: bool,
+    ) {
+        let shrink = if decays { self.shrink } else { None };
+        if len == BLOCK {
+            let (w, m, v) = (
+                whole_block(w, start),
+                whole_block(m, start),
+                whole_block(v, start),
+            );
+            if let Some(shrink) = shrink {
+                for w in w.iter_mut() {
+                    *w *= shrink;
+                }
+            }
+            for l in 0..BLOCK {
+                self.step.apply(&mut w[l], &mut m[l], &mut v[l], g[l]);
+            }
+        } else {
+            let end = start + len;
+            let (w, m, v) = (&mut w[start..end], &mut m[start..end], &mut v[start..end]);
+            for (((w, m), v), &g) in w.iter_mut().zip(m).zip(v).zip(g) {
+                if let Some(shrink) = shrink {
+                    *w *= shrink;
+                }
+                self.step.apply(w, m, v, g);
+            }
+        }
     }
-    let sums: &mut [f32; BLOCK] = (&mut dst[start..start + BLOCK])
+
+    /// The gradient sums of the `len` (at most [`BLOCK`]) elements from
+    /// unit `start` of a block: element `l` sums `rows(c)[s·hidden + start
+    /// + l]·coefficient` over each chunk's terms `(s, coefficient)`
+    /// (`terms(c)`) from 0, then the chunks' sums in order.
+    #[inline(always)]
+    fn gradient<'t>(
+        &self,
+        terms: impl Fn(&'t GradientChunk) -> &'t [(u32, f32)],
+        rows: impl Fn(&'t GradientChunk) -> &'t [f32],
+        start: usize,
+        len: usize,
+    ) -> [f32; BLOCK]
+    where
+        Self: 't,
+    {
+        let mut g = [0f32; BLOCK];
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            let mut part = [0f32; BLOCK];
+            let (terms, rows) = (terms(chunk), rows(chunk));
+            if len == BLOCK {
+                block_sums(&mut part, rows, self.hidden, start, terms);
+            } else {
+                tail_sums(&mut part, rows, self.hidden, start, len, terms);
+            }
+            if c == 0 {
+                g = part;
+            } else {
+                for l in 0..BLOCK {
+                    g[l] += part[l];
+                }
+            }
+        }
+        g
+    }
+
+    /// A run's share of a part of the parameters (units from `first`), row
+    /// after row within each block of units (the samples' rows of one block
+    /// stay in L1): element `(r, j)`'s gradient sums `rows(c)[s][j]·x` over
+    /// the terms `(s, x)` of `terms(r, c)` of each chunk `c`, in registers,
+    /// and is applied at once (after weight decay if `decays`). The hidden
+    /// weights sum `δh·x` over the samples whose input `r` is not 0, the
+    /// output weights `δo[r]·h`, the hidden thresholds `δh·1`.
+    #[inline(always)]
+    fn update_rows<'t>(
+        &'t self,
+        first: usize,
+        share: Share<'_>,
+        terms: impl Fn(usize, &'t GradientChunk) -> &'t [(u32, f32)],
+        rows: impl Fn(&'t GradientChunk) -> &'t [f32],
+        decays: bool,
+    ) {
+        let Share {
+            mut w,
+            mut m,
+            mut v,
+        } = share;
+        let width = w.first().map_or(0, |r| r.len());
+        for (start, len) in blocks(width) {
+            for (r, ((w, m), v)) in w.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).enumerate() {
+                let g = self.gradient(|c| terms(r, c), &rows, first + start, len);
+                self.apply((w, m, v), &g, start, len, decays);
+            }
+        }
+    }
+
+    /// The output thresholds: each sums its output's deltas.
+    fn update_output_thresholds(&self, (w, m, v): (&mut [f32], &mut [f32], &mut [f32])) {
+        let mut g = [0f32; BLOCK];
+        for (k, g) in g.iter_mut().enumerate().take(NUM_OUTPUTS) {
+            for (c, chunk) in self.chunks.iter().enumerate() {
+                let mut partial = 0f32;
+                for &(_, delta) in &chunk.output_terms[k] {
+                    partial += delta;
+                }
+                *g = if c == 0 { partial } else { *g + partial };
+            }
+        }
+        self.apply((w, m, v), &g, 0, NUM_OUTPUTS, false);
+    }
+}
+
+/// The [`BLOCK`] elements of `x` from `start`.
+#[inline(always)]
+fn whole_block(x: &mut [f32], start: usize) -> &mut [f32; BLOCK] {
+    (&mut x[start..start + BLOCK])
         .try_into()
-        .expect("a whole block");
+        .expect("a whole block")
+}
+
+/// `sums[l] += rows[s·stride + start + l]·c` over the terms `(s, c)` in
+/// order, for the [`BLOCK`] elements `l` of a whole block.
+#[inline(always)]
+fn block_sums(
+    sums: &mut [f32; BLOCK],
+    rows: &[f32],
+    stride: usize,
+    start: usize,
+    terms: &[(u32, f32)],
+) {
     let mut acc = *sums;
-    for &(p, c) in terms {
-        let at = p as usize * width + start;
-        let v: &[f32; BLOCK] = rows[at..at + BLOCK].try_into().expect("a whole block");
-        for (a, &v) in acc.iter_mut().zip(v) {
-            *a += v * c;
+    for &(s, c) in terms {
+        let at = s as usize * stride + start;
+        let r: &[f32; BLOCK] = rows[at..at + BLOCK].try_into().expect("a whole block");
+        for (a, &r) in acc.iter_mut().zip(r) {
+            *a += r * c;
         }
     }
     *sums = acc;
 }
 
-/// [`add_terms`] for the units from `from` to the end, one by one.
+/// [`block_sums`] for the first `len` elements of a block.
 #[inline(always)]
-fn add_tail(dst: &mut [f32], rows: &[f32], width: usize, from: usize, terms: &[(u32, f32)]) {
-    for &(p, c) in terms {
-        let at = p as usize * width;
-        for (d, &v) in dst[from..].iter_mut().zip(&rows[at + from..at + width]) {
-            *d += v * c;
+fn tail_sums(
+    sums: &mut [f32; BLOCK],
+    rows: &[f32],
+    stride: usize,
+    start: usize,
+    len: usize,
+    terms: &[(u32, f32)],
+) {
+    for &(s, c) in terms {
+        let at = s as usize * stride + start;
+        for (a, &r) in sums.iter_mut().zip(&rows[at..at + len]) {
+            *a += r * c;
         }
     }
+}
+
+/// The blocks `(start, len)` of a run of `width` units: whole blocks of
+/// [`BLOCK`], then the rest.
+fn blocks(width: usize) -> impl Iterator<Item = (usize, usize)> {
+    let whole = width - width % BLOCK;
+    (0..whole)
+        .step_by(BLOCK)
+        .map(|s| (s, BLOCK))
+        .chain((whole < width).then_some((whole, width - whole)))
 }
 
 impl Evaluator {
     /// [`Evaluator::train`]'s step as a gradient, deferred: keeps in
     /// `chunk` the negative gradient for `board` towards the
     /// sanity-checked `target` ([`GradientChunk::push`]), leaving the nets
-    /// as they are; [`GradientChunk::add_to`] adds it to a gradient of the
-    /// class's net.
+    /// as they are; [`Adam::step_chunks`] steps along the chunks' sum.
     pub fn push_gradient(
         &self,
         board: &Board,
@@ -297,17 +606,21 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::accumulate_gradient;
+    use crate::optimizer::Gradient;
+    use crate::train::{accumulate_gradient, Loss};
 
     /// A net of `inputs`-`hidden`-5 with seeded random weights.
     fn net(inputs: usize, hidden: usize) -> Net {
         crate::test_rng::random_net(inputs, hidden, 0x5851_F42D_4C95_7F2D + hidden as u64)
     }
 
+    /// Samples: input vectors and targets.
+    type Samples = Vec<(Vec<f32>, Probabilities)>;
+
     /// Sparse inputs like gnubg's (mostly 0, many 1, some fractions) and
     /// targets, seeded.
-    fn samples(inputs: usize, count: usize) -> Vec<(Vec<f32>, Probabilities)> {
-        let mut random = crate::test_rng::xorshift(0x9E37_79B9_7F4A_7C15);
+    fn samples(inputs: usize, count: usize, seed: u64) -> Samples {
+        let mut random = crate::test_rng::xorshift(seed);
         let mut unit = move || (random() % 1_000_000) as f32 / 1_000_000.0;
         (0..count)
             .map(|_| {
@@ -319,71 +632,113 @@ mod tests {
                         _ => unit() * 3.0 - 1.0,
                     })
                     .collect();
-                let t = std::array::from_fn(|_| unit());
-                (x, t)
+                (x, std::array::from_fn(|_| unit()))
             })
             .collect()
     }
 
-    fn bits(g: &Gradient) -> Vec<u32> {
+    fn bits(net: &Net, adam: &Adam) -> Vec<u32> {
         [
-            &g.hidden_weights,
-            &g.output_weights,
-            &g.hidden_thresholds,
-            &g.output_thresholds,
+            net.hidden_weights(),
+            net.output_weights(),
+            net.hidden_thresholds(),
+            net.output_thresholds(),
+            &adam.first,
+            &adam.second,
         ]
         .iter()
         .flat_map(|v| v.iter().map(|x| x.to_bits()))
         .collect()
     }
 
-    /// Adding a chunk's samples at once gives the bits of adding each as it
-    /// comes, for whole and partial blocks of units, every loss, on every
-    /// SIMD level this CPU runs, onto a gradient that already holds a sum.
+    /// Two steps along chunks give the bits of summing each chunk's samples
+    /// with `accumulate_gradient` and stepping along the chunks' sum with
+    /// `step_sum`: for nets whose units fill the blocks or not (fewer than
+    /// one run of 16, runs of unequal lengths), both losses, with and
+    /// without the equity term and weight decay, chunks of uneven sizes
+    /// (one empty), on 1, 2 and 3 threads and every SIMD level this CPU
+    /// runs.
     #[test]
-    fn a_chunk_adds_the_bits_of_its_samples_one_by_one() {
+    fn a_step_along_chunks_has_the_bits_of_their_gradients_summed_in_order() {
         for (inputs, hidden) in [(250, 128), (250, 512), (200, 16), (30, 72), (6, 5)] {
-            let net = net(inputs, hidden);
-            let all = samples(inputs, 70);
-            for loss in [crate::Loss::SquaredError, crate::Loss::CrossEntropy] {
-                for simd in Simd::available() {
-                    let mut scratch = TrainScratch::with_loss(loss, 0.5);
-                    let mut one_by_one = Gradient::zeros(&net);
-                    let mut chunked = Gradient::zeros(&net);
-                    let mut chunk = GradientChunk::new();
-                    // Two chunks of uneven sizes, the second added onto the
-                    // first's sum.
-                    for part in [&all[..23], &all[23..]] {
-                        for (x, t) in part {
-                            let a = accumulate_gradient(
-                                &net,
-                                x,
-                                t,
-                                Arithmetic::GnubgFastMath,
-                                simd,
-                                &mut scratch,
-                                &mut one_by_one,
-                            );
-                            let b = chunk.push(
-                                &net,
-                                x,
-                                t,
-                                Arithmetic::GnubgFastMath,
-                                simd,
-                                &mut scratch,
-                            );
-                            assert_eq!(a, b);
+            let start = net(inputs, hidden);
+            let batches: Vec<Vec<Samples>> = (0..2)
+                .map(|b| {
+                    [23, 0, 64, 7]
+                        .iter()
+                        .enumerate()
+                        .map(|(c, &len)| samples(inputs, len, 17 + 10 * b + c as u64))
+                        .collect()
+                })
+                .collect();
+            let settings = [
+                (Loss::SquaredError, 0.0, 0.0),
+                (Loss::SquaredError, 0.5, 0.3),
+                (Loss::CrossEntropy, 0.0, 0.3),
+                (Loss::CrossEntropy, 0.5, 0.0),
+            ];
+            for (loss, mu, decay) in settings {
+                let arith = Arithmetic::GnubgFastMath;
+                let (mut want, mut adam) = (start.clone(), Adam::new(&start));
+                let mut s = TrainScratch::with_loss(loss, mu);
+                for batch in &batches {
+                    let mut grads: Vec<Gradient> =
+                        batch.iter().map(|_| Gradient::zeros(&want)).collect();
+                    for (chunk, grad) in batch.iter().zip(&mut grads) {
+                        for (x, t) in chunk {
+                            accumulate_gradient(&want, x, t, arith, Simd::Portable, &mut s, grad);
                         }
-                        assert_eq!(chunk.len(), part.len());
-                        chunk.add_to(&mut chunked, simd);
-                        assert!(chunk.is_empty());
-                        assert_eq!(
-                            bits(&one_by_one),
-                            bits(&chunked),
-                            "{inputs}-{hidden}, {loss:?}, {simd:?}"
+                    }
+                    adam.step_sum(&mut want, &mut grads, 95, 0.01, decay);
+                }
+                let want = bits(&want, &adam);
+                for threads in [1, 2, 3] {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .expect("a thread pool");
+                    for simd in Simd::available() {
+                        let (mut net, mut adam) = (start.clone(), Adam::new(&start));
+                        for batch in &batches {
+                            let chunks: Vec<GradientChunk> = batch
+                                .iter()
+                                .map(|samples| {
+                                    let mut chunk = GradientChunk::new();
+                                    for (x, t) in samples {
+                                        chunk.push(&net, x, t, arith, simd, &mut s);
+                                    }
+                                    chunk.index(inputs);
+                                    chunk
+                                })
+                                .collect();
+                            pool.install(|| {
+                                adam.step_chunks(&mut net, &chunks, 95, 0.01, decay, simd)
+                            });
+                        }
+                        assert!(
+                            bits(&net, &adam) == want,
+                            "{inputs}-{hidden}, {loss:?}, μ {mu}, decay {decay}, \
+                             {threads} threads, {simd:?}"
                         );
                     }
-                    assert!(bits(&chunked).iter().any(|&b| b != 0));
+                }
+            }
+        }
+    }
+
+    /// The runs of units cover every unit once, in order, each a whole
+    /// number of cache lines but the last.
+    #[test]
+    fn the_runs_cover_the_units() {
+        for hidden in [5, 16, 70, 128, 512] {
+            for threads in 1..=5 {
+                let ranges = unit_ranges(hidden, threads);
+                assert!(ranges.len() <= threads);
+                assert_eq!(ranges[0].start, 0);
+                assert_eq!(ranges.last().map(|r| r.end), Some(hidden));
+                for pair in ranges.windows(2) {
+                    assert_eq!(pair[0].end, pair[1].start);
+                    assert_eq!(pair[0].len() % 16, 0);
                 }
             }
         }

@@ -149,11 +149,7 @@ impl Adam {
         for g in grads.iter() {
             assert_eq!(g.len(), self.first.len(), "gradient of another shape");
         }
-        self.steps += 1;
-        let t = self.steps.min(i32::MAX as u64) as i32;
-        let correct1 = 1.0 - ADAM_BETA1.powi(t);
-        let correct2 = 1.0 - ADAM_BETA2.powi(t);
-        let mean = 1.0 / samples.max(1) as f32;
+        let step = self.next_step(samples, rate);
         let (mut first, mut second) = (&mut self.first[..], &mut self.second[..]);
         net.update_deferred(|p| {
             let params = [
@@ -212,14 +208,48 @@ impl Adam {
                         }
                     }
                     for (((w, m), v), s) in ws.iter_mut().zip(ms).zip(vs).zip(sum.iter_mut()) {
-                        let gi = *s * mean;
+                        step.apply(w, m, v, *s);
                         *s = 0.0;
-                        *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * gi;
-                        *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * gi * gi;
-                        *w += rate * (*m / correct1) / ((*v / correct2).sqrt() + ADAM_EPSILON);
                     }
                 });
         });
+    }
+}
+
+impl Adam {
+    /// Counts one more step and returns its constants, for a gradient
+    /// summed over `samples` samples and learning rate `rate`.
+    pub(crate) fn next_step(&mut self, samples: usize, rate: f32) -> AdamStep {
+        self.steps += 1;
+        let t = self.steps.min(i32::MAX as u64) as i32;
+        AdamStep {
+            rate,
+            mean: 1.0 / samples.max(1) as f32,
+            correct1: 1.0 - ADAM_BETA1.powi(t),
+            correct2: 1.0 - ADAM_BETA2.powi(t),
+        }
+    }
+}
+
+/// The constants of one Adam step: its learning rate, 1/samples (the
+/// gradient is a sum), and the bias corrections of its step number.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AdamStep {
+    rate: f32,
+    mean: f32,
+    correct1: f32,
+    correct2: f32,
+}
+
+impl AdamStep {
+    /// Adam's update of one parameter `w` with moments `m` and `v` along
+    /// the gradient sum `sum` (weight decay, if any, applied to `w` before).
+    #[inline(always)]
+    pub(crate) fn apply(&self, w: &mut f32, m: &mut f32, v: &mut f32, sum: f32) {
+        let gi = sum * self.mean;
+        *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * gi;
+        *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * gi * gi;
+        *w += self.rate * (*m / self.correct1) / ((*v / self.correct2).sqrt() + ADAM_EPSILON);
     }
 }
 

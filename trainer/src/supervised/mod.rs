@@ -15,7 +15,7 @@ use crate::positions::db::{check_targets, position_id, PositionDb, Record};
 use crate::scratch_pool::PerThread;
 use crate::supervised::bench::position_errors;
 use board::{Board, Probabilities};
-use nets::{Adam, Class, Evaluator, Gradient, GradientChunk, NetKind, TrainScratch};
+use nets::{Adam, Class, Evaluator, GradientChunk, NetKind, TrainScratch};
 use serde::{Deserialize, Serialize};
 
 /// Largest α a run may start from (50 times gnubg-nn's 20): steps far
@@ -470,8 +470,10 @@ pub fn train_epoch(
 const GRADIENT_CHUNK: usize = 64;
 
 /// One minibatch epoch: the positions of `order` in batches of `batch`,
-/// each batch's gradient (summed chunk by chunk in parallel, then the
-/// chunks in order) moving the net by `adam` with learning rate `rate`.
+/// each batch's forward and backward passes run chunk by chunk in
+/// parallel, then the batch's gradient (each chunk's samples in order,
+/// then the chunks in order) moving the net by `adam` with learning rate
+/// `rate` ([`Adam::step_chunks`], the work split by hidden units).
 pub fn train_epoch_adam(
     eval: &mut Evaluator,
     set: &TrainingSet,
@@ -486,8 +488,8 @@ pub fn train_epoch_adam(
         return;
     };
     let kind = net_kind(first.class(), schedule.prune);
-    let zero = Gradient::zeros(eval.nets().get(kind));
-    let mut grads = vec![zero; batch.div_ceil(GRADIENT_CHUNK).max(1)];
+    let inputs = eval.nets().get(kind).inputs();
+    let mut chunks = vec![GradientChunk::new(); batch.div_ceil(GRADIENT_CHUNK).max(1)];
     // Each thread's buffers, kept from one batch to the next: none of them
     // holds anything of the nets between chunks.
     let workers = PerThread::new();
@@ -499,17 +501,14 @@ pub fn train_epoch_adam(
                 shared.scratch(),
                 schedule.train_scratch(),
                 vec![0f32; nets::inputs::MAX_INPUTS],
-                GradientChunk::new(),
             )
         };
         positions
             .par_chunks(GRADIENT_CHUNK)
-            .zip(grads[..used].par_iter_mut())
-            .for_each(|(chunk, grad)| {
-                workers.with(init, |(scratch, train, x, pending)| {
-                    // `grad` is zero: new, or cleared by the last step. The
-                    // chunk's gradients are added to it at once, with the
-                    // bits of adding each in turn.
+            .zip(chunks[..used].par_iter_mut())
+            .for_each(|(chunk, pending)| {
+                workers.with(init, |(scratch, train, x)| {
+                    pending.clear();
                     for (i, &k) in chunk.iter().enumerate() {
                         if let Some(&next) = chunk.get(i + 1) {
                             set.prefetch(next as usize);
@@ -535,15 +534,17 @@ pub fn train_epoch_adam(
                             shared.push_gradient(board, r.class(), &t, scratch, train, pending);
                         }
                     }
-                    pending.add_to(grad, shared.simd());
+                    pending.index(inputs);
                 })
             });
-        adam.step_sum(
+        let simd = eval.simd();
+        adam.step_chunks(
             eval.nets_mut().get_mut(kind),
-            &mut grads[..used],
+            &chunks[..used],
             positions.len(),
             rate,
             schedule.optimizer.weight_decay(),
+            simd,
         );
     }
     eval.nets_mut().get_mut(kind).refresh_blocked();
