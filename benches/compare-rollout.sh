@@ -8,7 +8,11 @@
 # gnubg's settings: 1,296 trials, Mersenne Twister, quasi-random dice, no
 # variance reduction, cubeless, 0-ply chequer play without pruning, no
 # truncation but at exact bearoff positions. bgkit's: `--trials 1296
-# --threads 1` (its defaults are the same rollout).
+# --threads 1` (its defaults are the same rollout), once in its default
+# arithmetic (the reference CPU's reciprocal, emulated: the same bits on
+# every CPU) and once with `--arithmetic native-rcp` (this CPU's own
+# reciprocal instruction, as gnubg's SSE code uses it: gnubg's bits on
+# this CPU).
 #
 # Usage: benches/compare-rollout.sh      (needs /usr/games/gnubg and python3)
 #        REPS=5 TRIALS=1296 IDS="MU/wATDgc+EBYA rM7gAQyx3cDBAA" benches/compare-rollout.sh
@@ -54,24 +58,28 @@ gnubg_once() {
   echo "$end - $start" | bc -l
 }
 
-ours_once() {
+ours_once() { # [arithmetic]
   cp "$dir/positions.db" "$dir/run.db"
   local start end
   start=$(now)
-  "$trainer" db rollout "$dir/run.db" --trials "$trials" --threads 1 -q >/dev/null
+  "$trainer" db rollout "$dir/run.db" --trials "$trials" --threads 1 -q \
+    --arithmetic "${1:-gnubg-fastmath}" >/dev/null
   end=$(now)
   echo "$end - $start" | bc -l
 }
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); positions: $ids; $trials trials; reps: $reps (medians)"
 echo
-g=""; o=""
+g=""; o=""; n=""
 for i in $(seq "$reps"); do
   g="$g $(gnubg_once)"
   o="$o $(ours_once)"
+  n="$n $(ours_once native-rcp)"
 done
 gm=$(echo $g | tr ' ' '\n' | median)
 om=$(echo $o | tr ' ' '\n' | median)
+nm=$(echo $n | tr ' ' '\n' | median)
 echo "| rollout, 1 thread | gnubg 1.07 | bgkit | speed-up |"
 echo "|---|---|---|---|"
-awk -v a="$gm" -v b="$om" 'BEGIN { printf "| wall time | %.2f s | %.2f s | %.2fx |\n", a, b, a / b }'
+awk -v a="$gm" -v b="$om" 'BEGIN { printf "| wall time, default arithmetic | %.2f s | %.2f s | %.2fx |\n", a, b, a / b }'
+awk -v a="$gm" -v b="$nm" 'BEGIN { printf "| wall time, native-rcp | %.2f s | %.2f s | %.2fx |\n", a, b, a / b }'
