@@ -49,6 +49,32 @@ pub(crate) unsafe fn rcp8_reference_avx2(
     _mm256_castsi256_ps(_mm256_or_si256(_mm256_or_si256(sign, exponent), mantissa))
 }
 
+/// Sixteen lanes of [`rcp_reference`] in AVX-512F: the same bits, the
+/// table read with one gather.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code, unused_unsafe)]
+#[target_feature(enable = "avx2,avx512f")]
+#[inline]
+pub(crate) unsafe fn rcp16_reference_avx512(
+    x: core::arch::x86_64::__m512,
+) -> core::arch::x86_64::__m512 {
+    use core::arch::x86_64::*;
+    let bits = _mm512_castps_si512(x);
+    let exp = _mm512_and_si512(_mm512_srli_epi32::<23>(bits), _mm512_set1_epi32(0xff));
+    let key = _mm512_and_si512(_mm512_srli_epi32::<11>(bits), _mm512_set1_epi32(0xfff));
+    // SAFETY: as in `rcp8_reference_avx2`: each lane reads the 4 bytes at
+    // entry `key` ≤ 4095 of a table of 4097 u16s; the upper half is masked
+    // off.
+    let entry = unsafe { _mm512_i32gather_epi32::<2>(key, TABLE.as_ptr().cast()) };
+    let mantissa = _mm512_slli_epi32::<11>(_mm512_and_si512(entry, _mm512_set1_epi32(0xffff)));
+    let sign = _mm512_and_si512(bits, _mm512_set1_epi32(i32::MIN));
+    let exponent = _mm512_slli_epi32::<23>(_mm512_sub_epi32(_mm512_set1_epi32(253), exp));
+    _mm512_castsi512_ps(_mm512_or_si512(_mm512_or_si512(sign, exponent), mantissa))
+}
+
 /// True if this CPU's `rcpps` gives [`rcp_reference`]'s bits for every f32
 /// in [1, 32768), a range that holds every denominator of the hidden-layer
 /// sigmoid (they lie in [2, 21937)), so the sigmoid may use the instruction

@@ -506,13 +506,14 @@ mod avx2 {
 
     /// [`sigmoid_avx2`] sixteen units at a time with AVX-512F for the whole
     /// blocks of 16 in `h`: the table read from eight registers by
-    /// permutes instead of a gather; every other operation as there (the
-    /// reciprocal on the two 8-lane halves, so `rcpps` is the same
-    /// instruction). Returns how many units it did.
+    /// permutes instead of a gather, the reference CPU's reciprocal's
+    /// table with one 16-lane gather; every other operation as there
+    /// (`rcpps` on the two 8-lane halves, so it is the same instruction).
+    /// Returns how many units it did.
     #[allow(unsafe_code, unused_unsafe)]
     #[target_feature(enable = "avx2,avx512f")]
     unsafe fn sigmoid16_avx512(net: &Net, h: &mut [f32], recip: Recip) -> usize {
-        use crate::approx_reciprocal::rcp8_reference_avx2;
+        use crate::approx_reciprocal::rcp16_reference_avx512;
         use crate::sigmoid::TABLE;
         use core::arch::x86_64::*;
         /// The table padded to eight registers.
@@ -530,7 +531,6 @@ mod avx2 {
             std::array::from_fn(|k| unsafe { _mm512_loadu_ps(PADDED[16 * k..].as_ptr()) });
         let beta = _mm512_set1_ps(net.beta_hidden());
         let (one, ten) = (_mm512_set1_ps(1.0), _mm512_set1_ps(10.0));
-        let one8 = _mm256_set1_ps(1.0);
         let mut chunks = h.chunks_exact_mut(16);
         let mut done = 0;
         for c in &mut chunks {
@@ -555,20 +555,24 @@ mod avx2 {
                 _mm512_mask_blend_ps(b5, q2, q3),
             );
             let den = _mm512_add_ps(_mm512_mul_ps(frac, e), one);
-            let halves = [
-                _mm512_castps512_ps256(den),
-                _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(den))),
-            ];
-            let r = halves.map(|d| match recip {
-                // SAFETY: AVX2 is enabled in this function.
-                Recip::Table => unsafe { rcp8_reference_avx2(d) },
-                Recip::Native => _mm256_rcp_ps(d),
-                Recip::Divide => _mm256_div_ps(one8, d),
-            });
-            let r = _mm512_castpd_ps(_mm512_insertf64x4::<1>(
-                _mm512_castpd256_pd512(_mm256_castps_pd(r[0])),
-                _mm256_castps_pd(r[1]),
-            ));
+            let r = match recip {
+                // SAFETY: AVX-512F is enabled in this function.
+                Recip::Table => unsafe { rcp16_reference_avx512(den) },
+                Recip::Divide => _mm512_div_ps(one, den),
+                // `rcpps` on the two halves: AVX-512's own reciprocal has
+                // other bits.
+                Recip::Native => {
+                    let halves = [
+                        _mm512_castps512_ps256(den),
+                        _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(den))),
+                    ];
+                    let r = halves.map(|d| _mm256_rcp_ps(d));
+                    _mm512_castpd_ps(_mm512_insertf64x4::<1>(
+                        _mm512_castpd256_pd512(_mm256_castps_pd(r[0])),
+                        _mm256_castps_pd(r[1]),
+                    ))
+                }
+            };
             let negative = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, _mm512_setzero_ps());
             let a = _mm512_mask_blend_ps(negative, _mm512_sub_ps(one, r), r);
             // SAFETY: as the load.
