@@ -108,6 +108,19 @@ impl Adam {
         }
     }
 
+    /// Counts one more step and returns its constants, for a gradient
+    /// summed over `samples` samples and learning rate `rate`.
+    pub(crate) fn next_step(&mut self, samples: usize, rate: f32) -> AdamStep {
+        self.steps += 1;
+        let t = self.steps.min(i32::MAX as u64) as i32;
+        AdamStep {
+            rate,
+            mean: 1.0 / samples.max(1) as f32,
+            correct1: 1.0 - ADAM_BETA1.powi(t),
+            correct2: 1.0 - ADAM_BETA2.powi(t),
+        }
+    }
+
     /// Moves `net` by learning rate `rate` along `grad`, a sum of
     /// per-sample steps over `samples` samples (their mean is the gradient),
     /// after shrinking its weights by decoupled weight decay `decay`
@@ -213,21 +226,6 @@ impl Adam {
                     }
                 });
         });
-    }
-}
-
-impl Adam {
-    /// Counts one more step and returns its constants, for a gradient
-    /// summed over `samples` samples and learning rate `rate`.
-    pub(crate) fn next_step(&mut self, samples: usize, rate: f32) -> AdamStep {
-        self.steps += 1;
-        let t = self.steps.min(i32::MAX as u64) as i32;
-        AdamStep {
-            rate,
-            mean: 1.0 / samples.max(1) as f32,
-            correct1: 1.0 - ADAM_BETA1.powi(t),
-            correct2: 1.0 - ADAM_BETA2.powi(t),
-        }
     }
 }
 
