@@ -22,7 +22,7 @@ use crate::forward::Simd;
 use crate::net::{Net, NetKind};
 use crate::optimizer::{Adam, AdamStep};
 use crate::sanity::sanity_check;
-use crate::train::{backprop, with_simd, TrainScratch};
+use crate::train::{backprop, with_widest, TrainScratch};
 use board::{Board, Probabilities, NUM_OUTPUTS};
 use std::ops::Range;
 
@@ -344,32 +344,6 @@ impl Adam {
             );
         });
     }
-}
-
-/// Runs `f` compiled for AVX-512F where `simd` is that level (the caller
-/// checked that the CPU runs it), else as [`with_simd`] does: the same
-/// operations on each element either way.
-#[inline(always)]
-fn with_widest<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    if simd.uses_avx512() && crate::cpu::has_avx512() {
-        // SAFETY: this CPU supports AVX-512F (checked just above), the
-        // function's only requirement.
-        #[allow(unsafe_code)]
-        return unsafe { run_avx512(f) };
-    }
-    with_simd(simd, f)
-}
-
-/// `f()` in a function compiled with AVX-512F.
-///
-/// # Safety
-/// The CPU must support AVX-512F.
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-#[target_feature(enable = "avx2,avx512f")]
-unsafe fn run_avx512<R>(f: impl FnOnce() -> R) -> R {
-    f()
 }
 
 /// What every run of units reads in the step.

@@ -191,6 +191,32 @@ unsafe fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `f` compiled for AVX-512F where `simd` is that level and the CPU
+/// has it, else as [`with_simd`] does: the same operations on each element
+/// either way.
+#[inline(always)]
+pub(crate) fn with_widest<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if simd.uses_avx512() && crate::cpu::has_avx512() {
+        // SAFETY: this CPU supports AVX-512F (checked just above), the
+        // function's only requirement.
+        #[allow(unsafe_code)]
+        return unsafe { run_avx512(f) };
+    }
+    with_simd(simd, f)
+}
+
+/// `f()` in a function compiled with AVX-512F.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2,avx512f")]
+unsafe fn run_avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// The forward pass and the deltas of [`train_net`]: returns the outputs and
 /// δo, and leaves the hidden activations in `scratch.hidden` and
 /// `scale`·δh in `scratch.step`.
