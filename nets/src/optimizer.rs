@@ -141,12 +141,11 @@ impl Adam {
     /// [`Adam::step`] along the sum of `grads` (of one shape, at least
     /// one), each component summed in the order of `grads`: the step of
     /// `grads[0]` after adding the others to it one by one, the same bits.
-    /// Every component is independent, so ranges of them run in parallel
-    /// (rayon, one parallel loop over every part of the net), with the same
-    /// bits on any number of threads. The gradients are left zero, ready
-    /// for the next batch, and the net's blocked copy of its hidden weights
-    /// stale: [`Net::refresh_blocked`] before batched evaluation (training
-    /// itself does not read it).
+    /// One component after another on the calling thread: the reference
+    /// that the minibatch trainer's parallel step ([`Adam::step_chunks`])
+    /// is tested against. The gradients are left zero, and the net's
+    /// blocked copy of its hidden weights stale: [`Net::refresh_blocked`]
+    /// before batched evaluation.
     pub fn step_sum(
         &mut self,
         net: &mut Net,
@@ -155,15 +154,12 @@ impl Adam {
         rate: f32,
         decay: f32,
     ) {
-        use rayon::prelude::*;
-        /// Components per parallel task.
-        const RANGE: usize = 4096;
         assert!(!grads.is_empty(), "no gradient to step along");
         for g in grads.iter() {
             assert_eq!(g.len(), self.first.len(), "gradient of another shape");
         }
         let step = self.next_step(samples, rate);
-        let (mut first, mut second) = (&mut self.first[..], &mut self.second[..]);
+        let (first, second) = (&mut self.first, &mut self.second);
         net.update_deferred(|p| {
             let params = [
                 p.hidden_weights,
@@ -171,60 +167,28 @@ impl Adam {
                 p.hidden_thresholds,
                 p.output_thresholds,
             ];
-            // Each gradient's parts, split like the parameters below.
             let mut grad_parts: Vec<[&mut [f32]; 4]> =
                 grads.iter_mut().map(Gradient::parts_mut).collect();
-            for g in &grad_parts {
-                for (part, param) in g.iter().zip(&params) {
-                    assert_eq!(part.len(), param.len(), "gradient of another shape");
-                }
-            }
-            let mut tasks = Vec::new();
+            let mut at = 0;
             for (part, param) in params.into_iter().enumerate() {
+                for g in &grad_parts {
+                    assert_eq!(g[part].len(), param.len(), "gradient of another shape");
+                }
                 // The weights (parts 0 and 1) decay; the thresholds do not.
                 let shrink = (part < 2 && decay != 0.0).then_some(1.0 - rate * decay);
-                let (m_part, m_rest) = std::mem::take(&mut first).split_at_mut(param.len());
-                let (v_part, v_rest) = std::mem::take(&mut second).split_at_mut(param.len());
-                (first, second) = (m_rest, v_rest);
-                let mut sums: Vec<_> = grad_parts
-                    .iter_mut()
-                    .map(|g| std::mem::take(&mut g[part]).chunks_mut(RANGE))
-                    .collect();
-                for ((ws, ms), vs) in param
-                    .chunks_mut(RANGE)
-                    .zip(m_part.chunks_mut(RANGE))
-                    .zip(v_part.chunks_mut(RANGE))
-                {
-                    let gs: Vec<&mut [f32]> = sums
-                        .iter_mut()
-                        .map(|c| c.next().expect("a gradient of the parameters' shape"))
-                        .collect();
-                    tasks.push((shrink, ws, ms, vs, gs));
-                }
-            }
-            tasks
-                .into_par_iter()
-                .for_each(|(shrink, ws, ms, vs, mut gs)| {
-                    // The sum of the gradients into the first, one whole slice
-                    // after another (loops the compiler vectorizes): each
-                    // component still adds them in the order of `grads`.
-                    let (sum, rest) = gs.split_first_mut().expect("at least one gradient");
+                for (j, w) in param.iter_mut().enumerate() {
+                    let (sum, rest) = grad_parts.split_first_mut().expect("at least one gradient");
+                    let mut s = std::mem::take(&mut sum[part][j]);
                     for g in rest.iter_mut() {
-                        for (s, x) in sum.iter_mut().zip(g.iter_mut()) {
-                            *s += *x;
-                            *x = 0.0;
-                        }
+                        s += std::mem::take(&mut g[part][j]);
                     }
                     if let Some(shrink) = shrink {
-                        for w in ws.iter_mut() {
-                            *w *= shrink;
-                        }
+                        *w *= shrink;
                     }
-                    for (((w, m), v), s) in ws.iter_mut().zip(ms).zip(vs).zip(sum.iter_mut()) {
-                        step.apply(w, m, v, *s);
-                        *s = 0.0;
-                    }
-                });
+                    step.apply(w, &mut first[at + j], &mut second[at + j], s);
+                }
+                at += param.len();
+            }
         });
     }
 }
@@ -352,8 +316,8 @@ mod tests {
     }
 
     /// [`Adam::step_sum`] computes Adam's formula for each weight, the
-    /// gradients added in order, bit for bit, on a net of more weights
-    /// than one parallel range holds; with weight decay, each weight (not
+    /// gradients added in order, bit for bit, on a net of more than
+    /// 8,192 weights; with weight decay, each weight (not
     /// threshold) is first multiplied by `1 − rate·decay`.
     #[test]
     fn step_sum_is_adams_formula_for_every_weight() {
@@ -399,7 +363,7 @@ mod tests {
             ]
             .concat()
         };
-        assert!(flat(&net).len() > 2 * 4096, "several parallel ranges");
+        assert!(flat(&net).len() > 2 * 4096, "a net of thousands of weights");
         let gs: Vec<Vec<f32>> = grads.iter().map(flat_grad).collect();
         let mut w = flat(&net);
         let (mut m, mut v) = (vec![0f32; w.len()], vec![0f32; w.len()]);
