@@ -17,7 +17,12 @@
 //! unchanged except −0 (−0 + +0 = +0); a sum can only be −0 if it starts
 //! at −0 (a sum of non-zero-signed terms rounds an exact zero to +0), so
 //! the batch is used only for nets without a −0 hidden threshold
-//! ([`batch_exact`]); the others take the single path.
+//! ([`batch_exact`]); the others take the single path. Where every input
+//! of a row is 0 or 1, `w·x` is exact (`w` or ±0), so rounding `w·x + s`
+//! once (a fused multiply-add) gives the bits of rounding `w·x` and then
+//! the sum: with AVX-512F those rows take one fused multiply-add a unit
+//! instead of a multiply and an add (two fifths of a roll's candidates'
+//! rows, mostly the base inputs; the contact features are fractions).
 //!
 //! [`forward`]: crate::forward::forward
 
@@ -199,17 +204,20 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 
 /// The batch with AVX2 intrinsics: per block of 16 units, the accumulators
 /// of up to four vectors stay in eight registers while the rows of the
-/// union go by. Multiply, then add (no fused multiply-add), so each unit
-/// sees exactly the single path's operations.
+/// union go by. Multiply, then add, so each unit sees exactly the single
+/// path's operations; with AVX-512F, where a row's inputs are all 0 or 1
+/// (exact products), one fused multiply-add: the same bits, half the
+/// operations. (On AVX2 the runs cost more than the fused operations save:
+/// 4 % slower on gnubg's contact net, measured on an Intel host.)
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{Net, GROUP, SPAN};
     use crate::forward::{BIT_COUNTS, SET_BITS};
     use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
-        __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
-        _mm256_movemask_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm_add_epi16,
-        _mm_loadu_si128, _mm_set1_epi16, _mm_storeu_si128, _CMP_NEQ_UQ,
+        __m256, _mm256_add_ps, _mm256_and_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
+        _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+        _mm_add_epi16, _mm_loadu_si128, _mm_set1_epi16, _mm_storeu_si128, _CMP_NEQ_UQ,
     };
 
     #[allow(unsafe_code)]
@@ -338,25 +346,31 @@ mod avx2 {
                 while first < end {
                     let g = (end - first).min(GROUP);
                     // `push` needs AVX2, enabled in this function.
-                    groups.push(&xs[first * n_in..(first + g) * n_in], n_in, g);
+                    groups.push(&xs[first * n_in..(first + g) * n_in], n_in, g, wide);
                     first += g;
                 }
                 let out = &mut hs[start * padded..end * padded];
-                for b in 0..padded / BLOCK_UNITS {
+                let blocks = padded / BLOCK_UNITS;
+                let step = if wide { 2 } else { 1 };
+                for b in (0..blocks).step_by(step) {
+                    let pair = wide && b + 1 < blocks;
                     let mut at = 0;
-                    for (union, x, g) in groups.iter() {
+                    for (union, x, runs, g) in groups.iter() {
                         let dst = &mut out[at * padded..(at + g) * padded];
-                        // SAFETY: `groups` holds only rows below `n_in` and `g`
-                        // inputs per row (`Groups::push`), `dst` is `g` padded
-                        // rows and the blocked weights' length was asserted
-                        // above: `block_sums`' requirements. `wide` is
+                        // SAFETY: `groups` holds only rows below `n_in`, `g`
+                        // inputs per row and runs that end at the union's end
+                        // (`Groups::push`), `dst` is `g` padded rows and the
+                        // blocked weights' length was asserted above:
+                        // `block_sums`' requirements. `wide` is
                         // `simd.uses_avx512()`, true only where the CPU has
-                        // AVX-512F (checked at run time).
+                        // AVX-512F (checked at run time; its fused
+                        // multiply-add comes with it); `pair` only where
+                        // block `b + 1` exists.
                         match (wide, g) {
-                            (true, 4) => block_sums_512::<4>(net, b, union, x, dst),
-                            (true, 3) => block_sums_512::<3>(net, b, union, x, dst),
-                            (true, 2) => block_sums_512::<2>(net, b, union, x, dst),
-                            (true, _) => block_sums_512::<1>(net, b, union, x, dst),
+                            (true, 4) => block_sums_512::<4>(net, b, pair, union, x, runs, dst),
+                            (true, 3) => block_sums_512::<3>(net, b, pair, union, x, runs, dst),
+                            (true, 2) => block_sums_512::<2>(net, b, pair, union, x, runs, dst),
+                            (true, _) => block_sums_512::<1>(net, b, pair, union, x, runs, dst),
                             (false, 4) => block_sums::<4>(net, b, union, x, dst),
                             (false, 3) => block_sums::<3>(net, b, union, x, dst),
                             (false, 2) => block_sums::<2>(net, b, union, x, dst),
@@ -371,17 +385,26 @@ mod avx2 {
     }
 
     /// Groups of [`accumulate_batch_avx2`]'s span: of each, its vectors'
-    /// union of non-zero rows (in input order) and those rows' inputs side
-    /// by side (`g` values per row, vector after vector). Each group has a
-    /// fixed room in both buffers, made once per thread.
+    /// union of non-zero rows (in input order), those rows' inputs side by
+    /// side (`g` values per row, vector after vector) and the union's runs
+    /// of exact rows. Each group has a fixed room in every buffer, made
+    /// once per thread.
     struct Groups {
         /// Group `i`'s union from `i·ROWS`.
         rows: Vec<u16>,
         /// Group `i`'s inputs side by side from `i·INPUTS`.
         inputs: Vec<f32>,
-        /// Each group's size and union length.
-        sizes: Vec<(usize, usize)>,
+        /// From `i·ROWS`: group `i`'s union cut into runs of rows, each
+        /// run's end and whether every input of its rows is 0 or 1 (so its
+        /// products `w·x` are exact).
+        runs: Vec<Run>,
+        /// Each group's size, union length and number of runs.
+        sizes: Vec<(usize, usize, usize)>,
     }
+
+    /// A run of a group's union: where it ends, and whether every input of
+    /// its rows is 0 or 1.
+    type Run = (u16, bool);
 
     /// Room of a group's union: every input, and the 8 entries past the
     /// last that [`union_of_nonzero`] may write.
@@ -395,24 +418,34 @@ mod avx2 {
         static GROUPS: std::cell::RefCell<Groups> = std::cell::RefCell::new(Groups {
             rows: vec![0; SPAN * ROWS],
             inputs: vec![0.0; SPAN * INPUTS],
+            runs: vec![(0, false); SPAN * ROWS],
             sizes: Vec::with_capacity(SPAN),
         });
     }
 
     impl Groups {
         /// Adds the group of the `g` vectors of `n_in` inputs in `group`
-        /// (at most [`SPAN`] groups between [`Vec::clear`]s of `sizes`).
+        /// (at most [`SPAN`] groups between [`Vec::clear`]s of `sizes`),
+        /// its union cut into runs of exact and inexact rows if
+        /// `with_runs` (else one run, all taken as inexact).
         #[allow(unsafe_code)]
         #[target_feature(enable = "avx2")]
-        fn push(&mut self, group: &[f32], n_in: usize, g: usize) {
+        fn push(&mut self, group: &[f32], n_in: usize, g: usize, with_runs: bool) {
             assert!((1..=GROUP).contains(&g) && n_in <= crate::inputs::MAX_INPUTS);
             assert!(group.len() == g * n_in && self.sizes.len() < SPAN);
             let i = self.sizes.len();
             let rows = &mut self.rows[i * ROWS..(i + 1) * ROWS];
-            // SAFETY: AVX2 is enabled in this function; `rows` has the
-            // `n_in + 8` entries `union_of_nonzero` needs, and `group` the
-            // `g` vectors it reads (asserted).
-            let len = unsafe { union_of_nonzero(group, n_in, g, rows) };
+            let mut inexact = [0u8; ROWS];
+            // SAFETY: AVX2 is enabled in this function; `rows` and
+            // `inexact` have the `n_in + 8` entries `union_of_nonzero`
+            // needs, and `group` the `g` vectors it reads (asserted).
+            let len = unsafe {
+                if with_runs {
+                    union_of_nonzero::<true>(group, n_in, g, rows, &mut inexact)
+                } else {
+                    union_of_nonzero::<false>(group, n_in, g, rows, &mut inexact)
+                }
+            };
             let union = &rows[..len];
             // `block_sums` relies on it: every row is one of `n_in` inputs.
             assert!(union.iter().all(|&r| usize::from(r) < n_in));
@@ -422,15 +455,32 @@ mod avx2 {
                     *x = group[c * n_in + usize::from(r)];
                 }
             }
-            self.sizes.push((g, len));
+            let runs = &mut self.runs[i * ROWS..(i + 1) * ROWS];
+            let mut n_runs = 0;
+            if with_runs {
+                for (k, &r) in union.iter().enumerate() {
+                    let exact = inexact[usize::from(r)] == 0;
+                    if n_runs > 0 && runs[n_runs - 1].1 == exact {
+                        runs[n_runs - 1].0 += 1;
+                    } else {
+                        runs[n_runs] = (k as u16 + 1, exact);
+                        n_runs += 1;
+                    }
+                }
+            } else if len > 0 {
+                runs[0] = (len as u16, false);
+                n_runs = 1;
+            }
+            self.sizes.push((g, len, n_runs));
         }
 
-        /// Each group's union, inputs side by side and size, in order.
-        fn iter(&self) -> impl Iterator<Item = (&[u16], &[f32], usize)> + '_ {
-            self.sizes.iter().enumerate().map(|(i, &(g, len))| {
+        /// Each group's union, inputs side by side, runs and size, in order.
+        fn iter(&self) -> impl Iterator<Item = (&[u16], &[f32], &[Run], usize)> + '_ {
+            self.sizes.iter().enumerate().map(|(i, &(g, len, n_runs))| {
                 (
                     &self.rows[i * ROWS..i * ROWS + len],
                     &self.inputs[i * INPUTS..i * INPUTS + len * g],
+                    &self.runs[i * ROWS..i * ROWS + n_runs],
                     g,
                 )
             })
@@ -529,23 +579,48 @@ mod avx2 {
     /// and returns how many there are. Eight inputs at a time: a compare and
     /// a move-mask per vector, then the indices of the mask's set bits from
     /// [`SET_BITS`] in one 16-byte store (no branch per index). `rows` needs
-    /// room for 8 entries past the last index written.
+    /// room for 8 entries past the last index written. With `INEXACT`, also
+    /// sets `inexact[r]` to 1 where some vector's input `r` is neither 0
+    /// nor 1 (NaN included), else 0, for every `r < n_in` (`inexact` needs
+    /// room for `n_in + 8`).
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn union_of_nonzero(group: &[f32], n_in: usize, g: usize, rows: &mut [u16]) -> usize {
-        assert!(group.len() >= g * n_in && rows.len() >= n_in + 8);
+    unsafe fn union_of_nonzero<const INEXACT: bool>(
+        group: &[f32],
+        n_in: usize,
+        g: usize,
+        rows: &mut [u16],
+        inexact: &mut [u8],
+    ) -> usize {
+        assert!(group.len() >= g * n_in && rows.len() >= n_in + 8 && inexact.len() >= n_in + 8);
         let zero = _mm256_setzero_ps();
+        let one = _mm256_set1_ps(1.0);
         let mut len = 0;
         let mut r = 0;
         let base = group.as_ptr();
         while r + 8 <= n_in {
             let mut bits = 0u32;
+            let mut odd = 0u32;
             for c in 0..g {
                 // SAFETY: the 8 floats at `c·n_in + r` lie inside `group`
                 // (`r + 8 ≤ n_in`, `c < g`, asserted length); unaligned load.
                 let v = _mm256_loadu_ps(base.add(c * n_in + r));
                 // Unordered not-equal: NaN counts as non-zero, as `!= 0.0`.
-                bits |= _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero)) as u32;
+                let nonzero = _mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero);
+                bits |= _mm256_movemask_ps(nonzero) as u32;
+                if INEXACT {
+                    let not_one = _mm256_cmp_ps::<_CMP_NEQ_UQ>(v, one);
+                    odd |= _mm256_movemask_ps(_mm256_and_ps(nonzero, not_one)) as u32;
+                }
+            }
+            if INEXACT {
+                // SAFETY: `r + 8 ≤ n_in` and `inexact` holds `n_in + 8`
+                // bytes (asserted); unaligned store of 8 bytes.
+                inexact
+                    .as_mut_ptr()
+                    .add(r)
+                    .cast::<u64>()
+                    .write_unaligned(BYTE_OF_BIT[odd as usize]);
             }
             let at = _mm_add_epi16(
                 // SAFETY: an entry of SET_BITS is 16 readable bytes.
@@ -562,9 +637,28 @@ mod avx2 {
         for r in r..n_in {
             rows[len] = r as u16;
             len += usize::from((0..g).any(|c| group[c * n_in + r] != 0.0));
+            if INEXACT {
+                let odd = |v: f32| v != 0.0 && v != 1.0;
+                inexact[r] = u8::from((0..g).any(|c| odd(group[c * n_in + r])));
+            }
         }
         len
     }
+
+    /// Each byte of entry `m` is bit `i` of `m` (0 or 1).
+    static BYTE_OF_BIT: [u64; 256] = {
+        let mut table = [0u64; 256];
+        let mut m = 0;
+        while m < 256 {
+            let mut i = 0;
+            while i < 8 {
+                table[m] |= ((m as u64 >> i) & 1) << (8 * i);
+                i += 1;
+            }
+            m += 1;
+        }
+        table
+    };
 
     /// Block `b`'s sums of `G` vectors over the rows in `union`, their
     /// inputs side by side in `x` (`x[k·G + c]` is vector `c`'s input at
@@ -619,41 +713,122 @@ mod avx2 {
     }
 
     /// [`block_sums`] with AVX-512F: a block's 16 sums of a vector in one
-    /// register, the same multiply and add per unit (the same bits).
+    /// register, and, if `pair`, block `b + 1`'s in a second (two
+    /// independent sums a vector, so that fused multiply-adds are not held
+    /// back by each one's latency). `runs` cuts the union into runs of rows
+    /// (each run's end, and whether every input of its rows is 0 or 1):
+    /// there `w·x` is exact, and one fused multiply-add rounds `w·x + s`
+    /// as the multiply and the add would. The same bits as [`block_sums`].
     ///
     /// # Safety
-    /// As [`block_sums`], with AVX-512F.
+    /// As [`block_sums`], with AVX-512F (whose fused multiply-add comes
+    /// with it); block `b + 1` exists if `pair`, and the runs end at the
+    /// union's end (both asserted).
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx512f")]
     unsafe fn block_sums_512<const G: usize>(
         net: &Net,
         b: usize,
+        pair: bool,
         union: &[u16],
         x: &[f32],
+        runs: &[Run],
         out: &mut [f32],
     ) {
         use std::arch::x86_64::*;
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
         assert!(x.len() == union.len() * G && out.len() == G * padded);
-        assert!(b < padded / BLOCK_UNITS);
-        let bias = block_bias(net, b);
-        // SAFETY (every load and store below): as in `block_sums`.
-        let init = _mm512_loadu_ps(bias.as_ptr());
+        assert!(runs.last().map_or(0, |r| usize::from(r.0)) == union.len());
+        assert!(b + usize::from(pair) < padded / BLOCK_UNITS);
+        // SAFETY (every load and store below): as in `block_sums`, for
+        // block `b` and, if `pair`, block `b + 1`; the runs' ends increase
+        // (`Groups::push`) up to the union's end (asserted), so every `k`
+        // indexes the union.
+        let init = _mm512_loadu_ps(block_bias(net, b).as_ptr());
         let mut acc: [__m512; G] = [init; G];
+        let init = _mm512_loadu_ps(block_bias(net, b + usize::from(pair)).as_ptr());
+        let mut acc1: [__m512; G] = [init; G];
         let rows = net
             .blocked_hidden_weights()
             .as_ptr()
             .add(b * n_in * BLOCK_UNITS);
-        for (k, &r) in union.iter().enumerate() {
-            let w = _mm512_loadu_ps(rows.add(usize::from(r) * BLOCK_UNITS));
-            for (c, a) in acc.iter_mut().enumerate() {
-                let xc = _mm512_set1_ps(*x.get_unchecked(k * G + c));
-                *a = _mm512_add_ps(*a, _mm512_mul_ps(w, xc));
+        let rows1 = rows.add(n_in * BLOCK_UNITS);
+        let mut start = 0;
+        for &(end, exact) in runs {
+            let end = usize::from(end);
+            let run = &union[start..end];
+            let x = &x[start * G..end * G];
+            // Four loops, so that none tests `pair` or `exact` per row.
+            match (pair, exact) {
+                (true, true) => run_512::<G, true, true>(run, x, rows, rows1, &mut acc, &mut acc1),
+                (true, false) => {
+                    run_512::<G, true, false>(run, x, rows, rows1, &mut acc, &mut acc1)
+                }
+                (false, true) => {
+                    run_512::<G, false, true>(run, x, rows, rows1, &mut acc, &mut acc1)
+                }
+                (false, false) => {
+                    run_512::<G, false, false>(run, x, rows, rows1, &mut acc, &mut acc1)
+                }
             }
+            start = end;
         }
-        for (c, a) in acc.iter().enumerate() {
+        for (c, (a, a1)) in acc.iter().zip(&acc1).enumerate() {
             let at = c * padded + b * BLOCK_UNITS;
             _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a);
+            if pair {
+                let at = at + BLOCK_UNITS;
+                _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a1);
+            }
+        }
+    }
+
+    /// One run of [`block_sums_512`]: the rows `run` (their inputs side by
+    /// side in `x`) added to `acc` from the block at `rows` and, if
+    /// `PAIR`, to `acc1` from the block at `rows1`; by one fused
+    /// multiply-add a unit if `EXACT` (every input 0 or 1), else a
+    /// multiply and an add.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F; every row of `run` is below the
+    /// blocks' row count, `x` holds `G` inputs a row, and `rows1` is a
+    /// block if `PAIR`.
+    #[allow(unsafe_code)]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn run_512<const G: usize, const PAIR: bool, const EXACT: bool>(
+        run: &[u16],
+        x: &[f32],
+        rows: *const f32,
+        rows1: *const f32,
+        acc: &mut [std::arch::x86_64::__m512; G],
+        acc1: &mut [std::arch::x86_64::__m512; G],
+    ) {
+        use std::arch::x86_64::*;
+        let term = |a, w, x| {
+            if EXACT {
+                _mm512_fmadd_ps(w, x, a)
+            } else {
+                _mm512_add_ps(a, _mm512_mul_ps(w, x))
+            }
+        };
+        for (&r, x) in run.iter().zip(x.chunks_exact(G)) {
+            // SAFETY: row `r` of a block is 16 floats inside it (the
+            // caller's guarantees); unaligned loads.
+            let r = usize::from(r) * BLOCK_UNITS;
+            let w = _mm512_loadu_ps(rows.add(r));
+            let w1 = if PAIR {
+                _mm512_loadu_ps(rows1.add(r))
+            } else {
+                w
+            };
+            for ((a, a1), &xc) in acc.iter_mut().zip(acc1.iter_mut()).zip(x) {
+                let xc = _mm512_set1_ps(xc);
+                *a = term(*a, w, xc);
+                if PAIR {
+                    *a1 = term(*a1, w1, xc);
+                }
+            }
         }
     }
 
