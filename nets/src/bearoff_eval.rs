@@ -4,6 +4,7 @@
 
 use crate::arith::Arithmetic;
 use crate::first_off;
+use crate::occupancy::Occupancy;
 use board::Board;
 use board::Probabilities;
 use databases::decode::{probabilities, race_probabilities};
@@ -191,25 +192,36 @@ impl BearoffDatabases {
         self.one.db.one_sided(id)
     }
 
-    /// gnubg's `isBearoff` for a non-contact position: both sides have
-    /// chequers, at most `chequers` each, all below index `points`.
-    fn covers(board: &Board, points: usize, chequers: usize) -> bool {
-        board.sides.iter().all(|side| {
-            let men: usize = side.iter().map(|&c| usize::from(c)).sum();
-            men > 0 && men <= chequers && side[points.min(25)..].iter().all(|&c| c == 0)
-        })
+    /// gnubg's `isBearoff` for a non-contact position, given its sides'
+    /// occupancy: both sides have chequers, at most `chequers` each, all
+    /// below index `points`.
+    fn covers(sides: &[Occupancy; 2], points: usize, chequers: usize) -> bool {
+        let beyond = |o: &Occupancy| o.occupied >> points.min(25) != 0;
+        sides
+            .iter()
+            .all(|o| o.men > 0 && o.men as usize <= chequers && !beyond(o))
     }
 
     /// True if the two-sided database covers the (non-contact) position.
     pub fn two_sided_covers(&self, board: &Board) -> bool {
+        self.two_sided_covers_sides(&board.sides.each_ref().map(Occupancy::of))
+    }
+
+    /// [`BearoffDatabases::two_sided_covers`] given the sides' occupancy.
+    pub(crate) fn two_sided_covers_sides(&self, sides: &[Occupancy; 2]) -> bool {
         self.two
             .as_ref()
-            .is_some_and(|t| Self::covers(board, t.points, t.chequers))
+            .is_some_and(|t| Self::covers(sides, t.points, t.chequers))
     }
 
     /// True if the one-sided database covers the (non-contact) position.
     pub fn one_sided_covers(&self, board: &Board) -> bool {
-        Self::covers(board, self.one.points, 15)
+        self.one_sided_covers_sides(&board.sides.each_ref().map(Occupancy::of))
+    }
+
+    /// [`BearoffDatabases::one_sided_covers`] given the sides' occupancy.
+    pub(crate) fn one_sided_covers_sides(&self, sides: &[Occupancy; 2]) -> bool {
+        Self::covers(sides, self.one.points, 15)
     }
 
     /// Two-sided evaluation: only the win probability (docs/formats.md#bearoff-evaluation).

@@ -1,6 +1,7 @@
 //! Position classes (docs/formats.md#position-classes; gnubg's `ClassifyPosition`).
 
 use crate::bearoff_eval::BearoffDatabases;
+use crate::occupancy::Occupancy;
 use board::Board;
 use std::fmt;
 
@@ -58,11 +59,12 @@ impl fmt::Display for Class {
     }
 }
 
-/// True if `side` has crashed: at most 6 chequers that are not piled on its
-/// 1- and 2-points (docs/formats.md#position-classes).
-fn crashed(side: &[u8; 25]) -> bool {
+/// True if a side with `tot` chequers on the board, `side[0]` and `side[1]`
+/// of them on its 1- and 2-points, has crashed: at most 6 chequers that are
+/// not piled on those points (docs/formats.md#position-classes).
+fn crashed(side: &[u8; 25], tot: u32) -> bool {
     const N: i32 = 6;
-    let tot: i32 = side.iter().map(|&c| i32::from(c)).sum();
+    let tot = tot as i32;
     let (b0, b1) = (i32::from(side[0]), i32::from(side[1]));
     if tot <= N {
         return true;
@@ -86,20 +88,20 @@ pub fn is_contact(board: &Board) -> bool {
 /// The class of `board` given the databases loaded (the database classes
 /// exist only when a database covers the position).
 pub fn classify(board: &Board, bearoff: &BearoffDatabases) -> Class {
-    let b0 = crate::inputs::back(&board.sides[0]);
-    let b1 = crate::inputs::back(&board.sides[1]);
+    let sides = board.sides.each_ref().map(Occupancy::of);
+    let (b0, b1) = (sides[0].back(), sides[1].back());
     if b0 < 0 || b1 < 0 {
         return Class::Over;
     }
     if b0 + b1 > 22 {
-        if crashed(&board.sides[0]) || crashed(&board.sides[1]) {
+        if crashed(&board.sides[0], sides[0].men) || crashed(&board.sides[1], sides[1].men) {
             Class::Crashed
         } else {
             Class::Contact
         }
-    } else if bearoff.two_sided_covers(board) {
+    } else if bearoff.two_sided_covers_sides(&sides) {
         Class::Bearoff2
-    } else if bearoff.one_sided_covers(board) {
+    } else if bearoff.one_sided_covers_sides(&sides) {
         Class::Bearoff1
     } else {
         Class::Race

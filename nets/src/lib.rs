@@ -34,6 +34,7 @@ pub mod gradient_chunk;
 pub mod inputs;
 pub mod move_select;
 pub mod net;
+mod occupancy;
 pub mod optimizer;
 pub mod plied;
 pub mod pubeval;

@@ -1,6 +1,7 @@
 //! gnubg 1.07's sanity check of net outputs (docs/formats.md#sanity-check).
 
 use crate::bearoff_eval::BearoffDatabases;
+use crate::occupancy::Occupancy;
 use board::Board;
 use board::Probabilities;
 
@@ -30,11 +31,16 @@ const ZONE: [u32; 32] = {
 };
 
 /// The counts of one side, in integers: the same whatever the order they
-/// are summed in. The side is copied into 32 bytes (zeros after the bar)
-/// so that the sums and the mask of occupied points are whole-vector
-/// operations.
-#[cfg(target_arch = "x86_64")]
+/// are summed in.
 fn counts(side: &[u8; 25]) -> SideCounts {
+    let o = Occupancy::of(side);
+    side_counts(o.men, crossovers(side), o.occupied)
+}
+
+/// Each chequer's crossovers to the home board summed ([`ZONE`]): the side
+/// weighted as two whole vectors.
+#[cfg(target_arch = "x86_64")]
+fn crossovers(side: &[u8; 25]) -> u32 {
     use core::arch::x86_64::*;
     /// [`ZONE`] as 16-bit lanes for `pmaddwd`.
     const ZONE16: [i16; 32] = {
@@ -46,19 +52,12 @@ fn counts(side: &[u8; 25]) -> SideCounts {
         }
         z
     };
-    let mut points = [0u8; 32];
-    points[..25].copy_from_slice(side);
-    // SAFETY: SSE2 is part of the x86-64 baseline; `points` and `ZONE16`
-    // are 32 and 64 readable bytes, read 16 at a time by unaligned loads
-    // inside them.
+    let [lo, hi] = crate::occupancy::halves(side);
+    // SAFETY: SSE2 is part of the x86-64 baseline; `ZONE16` is 64 readable
+    // bytes, read 16 at a time by unaligned loads inside it.
     #[allow(unsafe_code)]
-    let (men, cross, empty) = unsafe {
+    unsafe {
         let zero = _mm_setzero_si128();
-        let lo = _mm_loadu_si128(points.as_ptr().cast());
-        let hi = _mm_loadu_si128(points[16..].as_ptr().cast());
-        // Sums of absolute differences from 0: each half's byte sums.
-        let sad = _mm_add_epi64(_mm_sad_epu8(lo, zero), _mm_sad_epu8(hi, zero));
-        let men = _mm_cvtsi128_si64(sad) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sad, sad));
         let zone = |k: usize| _mm_loadu_si128(ZONE16[8 * k..].as_ptr().cast());
         let w = _mm_add_epi32(
             _mm_add_epi32(
@@ -72,25 +71,17 @@ fn counts(side: &[u8; 25]) -> SideCounts {
         );
         let w = _mm_add_epi32(w, _mm_shuffle_epi32::<0b01_00_11_10>(w));
         let w = _mm_add_epi32(w, _mm_shuffle_epi32::<0b10_11_00_01>(w));
-        let empty = (_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)) as u32 & 0xFFFF)
-            | (_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)) as u32) << 16;
-        (men as u32, _mm_cvtsi128_si32(w) as u32, empty)
-    };
-    side_counts(men, cross, !empty)
+        _mm_cvtsi128_si32(w) as u32
+    }
 }
 
-/// [`counts`] off x86-64: plain loops over the 32-byte copy.
+/// [`crossovers`] off x86-64: a plain loop.
 #[cfg(not(target_arch = "x86_64"))]
-fn counts(side: &[u8; 25]) -> SideCounts {
-    let mut points = [0u8; 32];
-    points[..25].copy_from_slice(side);
-    let (mut men, mut cross, mut occupied) = (0u32, 0u32, 0u32);
-    for (i, (&n, &z)) in points.iter().zip(&ZONE).enumerate() {
-        men += u32::from(n);
-        cross += z * u32::from(n);
-        occupied |= u32::from(n != 0) << i;
-    }
-    side_counts(men, cross, occupied)
+fn crossovers(side: &[u8; 25]) -> u32 {
+    side.iter()
+        .zip(&ZONE)
+        .map(|(&n, &z)| z * u32::from(n))
+        .sum()
 }
 
 /// The counts from the men, the crossovers and the mask of occupied points.
