@@ -283,16 +283,26 @@ impl<'a, S> MostDice<'a, S> {
 #[derive(Clone, Debug)]
 pub struct MoveList {
     boards: Vec<Board>,
+    /// Open addressing by [`MoveList::hash`]: each slot holds the list's
+    /// generation (low 8 bits) and the board's index plus one (the rest);
+    /// a slot of another generation is empty, so starting a new list
+    /// clears nothing.
     slots: Vec<u32>,
+    /// The current list's generation, never 0 (the slots' initial value).
+    generation: u32,
 }
 
 const SLOT_BITS: u32 = 13;
+
+/// The bits of a slot that hold its generation.
+const GENERATION_MASK: u32 = 0xFF;
 
 impl Default for MoveList {
     fn default() -> Self {
         MoveList {
             boards: Vec::with_capacity(64),
             slots: vec![0; 1 << SLOT_BITS],
+            generation: 1,
         }
     }
 }
@@ -315,45 +325,56 @@ impl MoveList {
         &self.boards
     }
 
+    /// The slot a board's search starts at: the board's words, each
+    /// rotated by its own amount, folded by exclusive or and mixed by one
+    /// multiplication (boards of one list differ in a few bytes; equal
+    /// hashes only cost a probe, as the boards themselves are compared).
     fn hash(board: &Board) -> usize {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for side in &board.sides {
-            for chunk in side.chunks(8) {
-                let mut w = [0u8; 8];
-                w[..chunk.len()].copy_from_slice(chunk);
-                h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
-            }
-        }
-        (h >> (64 - SLOT_BITS)) as usize
+        let word = |side: &[u8; 25], k: usize| {
+            u64::from_le_bytes(side[8 * k..8 * k + 8].try_into().expect("eight bytes"))
+        };
+        let [a, b] = &board.sides;
+        let bars = u64::from(a[24]) | u64::from(b[24]) << 8;
+        let folded = word(b, 0)
+            ^ word(b, 1).rotate_left(21)
+            ^ word(b, 2).rotate_left(42)
+            ^ word(a, 0).rotate_left(11)
+            ^ word(a, 1).rotate_left(32)
+            ^ word(a, 2).rotate_left(53)
+            ^ bars.rotate_left(27);
+        (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOT_BITS)) as usize
     }
 }
 
 impl PlaySink for MoveList {
     fn reset(&mut self) {
-        // Only the slots in use are cleared: cost proportional to the list.
-        for b in &self.boards {
-            let mut s = Self::hash(b);
-            while self.slots[s] != 0 {
-                self.slots[s] = 0;
-                s = (s + 1) & ((1 << SLOT_BITS) - 1);
-            }
-        }
         self.boards.clear();
+        self.generation = (self.generation + 1) & GENERATION_MASK;
+        if self.generation == 0 {
+            // Every 255 lists: slots of the generation about to come again
+            // are cleared.
+            self.slots.fill(0);
+            self.generation = 1;
+        }
     }
 
     fn play(&mut self, board: &Board) {
         let mask = (1 << SLOT_BITS) - 1;
         let mut s = Self::hash(board);
         loop {
-            match self.slots[s] {
-                0 => {
-                    self.boards.push(*board);
-                    self.slots[s] = self.boards.len() as u32;
-                    return;
-                }
-                k if self.boards[k as usize - 1] == *board => return,
-                _ => s = (s + 1) & mask,
+            let slot = self.slots[s];
+            if slot & GENERATION_MASK != self.generation {
+                self.boards.push(*board);
+                let index = self.boards.len();
+                // Far more than any position's moves (a few thousand).
+                assert!(index < 1 << 24, "a move list of {index} boards");
+                self.slots[s] = (index as u32) << 8 | self.generation;
+                return;
             }
+            if self.boards[(slot >> 8) as usize - 1] == *board {
+                return;
+            }
+            s = (s + 1) & mask;
         }
     }
 }
@@ -382,6 +403,34 @@ mod tests {
             list,
             vec![bearoff(&[(1, 1), (3, 2)]), bearoff(&[(1, 2), (5, 1)])]
         );
+    }
+
+    /// One list reused for thousands of generations (its slots' generation
+    /// wraps several times) gives every position the list a fresh one
+    /// gives: the positions and dice of random games.
+    #[test]
+    fn a_reused_list_gives_a_fresh_lists_moves() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut reused = MoveList::new();
+        let mut board = Board::starting();
+        for _ in 0..3_000 {
+            let (d0, d1) = (next(6) as u8 + 1, next(6) as u8 + 1);
+            let fresh = MoveList::new().generate(&board, d0, d1).to_vec();
+            assert_eq!(reused.generate(&board, d0, d1), &fresh[..], "{board:?} {d0}-{d1}");
+            board = match fresh.len() {
+                0 => board.swapped(),
+                n => fresh[next(n as u64) as usize].swapped(),
+            };
+            if board.sides.iter().any(|s| s.iter().all(|&c| c == 0)) {
+                board = Board::starting();
+            }
+        }
     }
 
     #[test]
