@@ -422,7 +422,11 @@ mod tests {
         for _ in 0..3_000 {
             let (d0, d1) = (next(6) as u8 + 1, next(6) as u8 + 1);
             let fresh = MoveList::new().generate(&board, d0, d1).to_vec();
-            assert_eq!(reused.generate(&board, d0, d1), &fresh[..], "{board:?} {d0}-{d1}");
+            assert_eq!(
+                reused.generate(&board, d0, d1),
+                &fresh[..],
+                "{board:?} {d0}-{d1}"
+            );
             board = match fresh.len() {
                 0 => board.swapped(),
                 n => fresh[next(n as u64) as usize].swapped(),

@@ -457,16 +457,20 @@ mod avx2 {
             }
             let runs = &mut self.runs[i * ROWS..(i + 1) * ROWS];
             let mut n_runs = 0;
-            if with_runs {
-                for (k, &r) in union.iter().enumerate() {
+            if with_runs && len > 0 {
+                // The run under way stays in registers; a run is stored
+                // when the next one starts.
+                let mut current = inexact[usize::from(union[0])] == 0;
+                for (k, &r) in union.iter().enumerate().skip(1) {
                     let exact = inexact[usize::from(r)] == 0;
-                    if n_runs > 0 && runs[n_runs - 1].1 == exact {
-                        runs[n_runs - 1].0 += 1;
-                    } else {
-                        runs[n_runs] = (k as u16 + 1, exact);
+                    if exact != current {
+                        runs[n_runs] = (k as u16, current);
                         n_runs += 1;
+                        current = exact;
                     }
                 }
+                runs[n_runs] = (len as u16, current);
+                n_runs += 1;
             } else if len > 0 {
                 runs[0] = (len as u16, false);
                 n_runs = 1;
