@@ -284,7 +284,8 @@ impl<'a, S> MostDice<'a, S> {
 pub struct MoveList {
     boards: Vec<Board>,
     /// Open addressing by [`MoveList::hash`]: each slot holds the list's
-    /// generation (low 8 bits) and the board's index plus one (the rest);
+    /// generation ([`GENERATION_BITS`] low bits) and the board's index plus
+    /// one (the rest);
     /// a slot of another generation is empty, so starting a new list
     /// clears nothing.
     slots: Vec<u32>,
@@ -294,8 +295,10 @@ pub struct MoveList {
 
 const SLOT_BITS: u32 = 13;
 
-/// The bits of a slot that hold its generation.
-const GENERATION_MASK: u32 = 0xFF;
+/// The low bits of a slot that hold its generation; the rest hold the
+/// board's index plus one.
+const GENERATION_BITS: u32 = 8;
+const GENERATION_MASK: u32 = (1 << GENERATION_BITS) - 1;
 
 impl Default for MoveList {
     fn default() -> Self {
@@ -367,11 +370,14 @@ impl PlaySink for MoveList {
                 self.boards.push(*board);
                 let index = self.boards.len();
                 // Far more than any position's moves (a few thousand).
-                assert!(index < 1 << 24, "a move list of {index} boards");
-                self.slots[s] = (index as u32) << 8 | self.generation;
+                assert!(
+                    index < 1 << (32 - GENERATION_BITS),
+                    "a move list of {index} boards"
+                );
+                self.slots[s] = (index as u32) << GENERATION_BITS | self.generation;
                 return;
             }
-            if self.boards[(slot >> 8) as usize - 1] == *board {
+            if self.boards[(slot >> GENERATION_BITS) as usize - 1] == *board {
                 return;
             }
             s = (s + 1) & mask;

@@ -202,25 +202,17 @@ impl BearoffDatabases {
             .all(|o| o.men > 0 && o.men as usize <= chequers && !beyond(o))
     }
 
-    /// True if the two-sided database covers the (non-contact) position.
-    pub fn two_sided_covers(&self, board: &Board) -> bool {
-        self.two_sided_covers_sides(&board.sides.each_ref().map(Occupancy::of))
-    }
-
-    /// [`BearoffDatabases::two_sided_covers`] given the sides' occupancy.
-    pub(crate) fn two_sided_covers_sides(&self, sides: &[Occupancy; 2]) -> bool {
+    /// True if the two-sided database covers the (non-contact) position
+    /// whose sides' occupancy this is.
+    pub(crate) fn two_sided_covers(&self, sides: &[Occupancy; 2]) -> bool {
         self.two
             .as_ref()
             .is_some_and(|t| Self::covers(sides, t.points, t.chequers))
     }
 
-    /// True if the one-sided database covers the (non-contact) position.
-    pub fn one_sided_covers(&self, board: &Board) -> bool {
-        self.one_sided_covers_sides(&board.sides.each_ref().map(Occupancy::of))
-    }
-
-    /// [`BearoffDatabases::one_sided_covers`] given the sides' occupancy.
-    pub(crate) fn one_sided_covers_sides(&self, sides: &[Occupancy; 2]) -> bool {
+    /// True if the one-sided database covers the (non-contact) position
+    /// whose sides' occupancy this is.
+    pub(crate) fn one_sided_covers(&self, sides: &[Occupancy; 2]) -> bool {
         Self::covers(sides, self.one.points, 15)
     }
 

@@ -99,9 +99,9 @@ pub fn classify(board: &Board, bearoff: &BearoffDatabases) -> Class {
         } else {
             Class::Contact
         }
-    } else if bearoff.two_sided_covers_sides(&sides) {
+    } else if bearoff.two_sided_covers(&sides) {
         Class::Bearoff2
-    } else if bearoff.one_sided_covers_sides(&sides) {
+    } else if bearoff.one_sided_covers(&sides) {
         Class::Bearoff1
     } else {
         Class::Race

@@ -400,6 +400,9 @@ mod avx2 {
         runs: Vec<Run>,
         /// Each group's size, union length and number of runs.
         sizes: Vec<(usize, usize, usize)>,
+        /// Scratch of [`Groups::push`]: each input's flag, 1 if it is
+        /// neither 0 nor 1 in some vector of the group.
+        inexact: Vec<u8>,
     }
 
     /// A run of a group's union: where it ends, and whether every input of
@@ -420,6 +423,7 @@ mod avx2 {
             inputs: vec![0.0; SPAN * INPUTS],
             runs: vec![(0, false); SPAN * ROWS],
             sizes: Vec::with_capacity(SPAN),
+            inexact: vec![0; ROWS],
         });
     }
 
@@ -427,7 +431,7 @@ mod avx2 {
         /// Adds the group of the `g` vectors of `n_in` inputs in `group`
         /// (at most [`SPAN`] groups between [`Vec::clear`]s of `sizes`),
         /// its union cut into runs of exact and inexact rows if
-        /// `with_runs` (else one run, all taken as inexact).
+        /// `with_runs` (else no runs: the AVX2 kernel reads none).
         #[allow(unsafe_code)]
         #[target_feature(enable = "avx2")]
         fn push(&mut self, group: &[f32], n_in: usize, g: usize, with_runs: bool) {
@@ -435,15 +439,15 @@ mod avx2 {
             assert!(group.len() == g * n_in && self.sizes.len() < SPAN);
             let i = self.sizes.len();
             let rows = &mut self.rows[i * ROWS..(i + 1) * ROWS];
-            let mut inexact = [0u8; ROWS];
+            let inexact = &mut self.inexact;
             // SAFETY: AVX2 is enabled in this function; `rows` and
             // `inexact` have the `n_in + 8` entries `union_of_nonzero`
             // needs, and `group` the `g` vectors it reads (asserted).
             let len = unsafe {
                 if with_runs {
-                    union_of_nonzero::<true>(group, n_in, g, rows, &mut inexact)
+                    union_of_nonzero::<true>(group, n_in, g, rows, inexact)
                 } else {
-                    union_of_nonzero::<false>(group, n_in, g, rows, &mut inexact)
+                    union_of_nonzero::<false>(group, n_in, g, rows, inexact)
                 }
             };
             let union = &rows[..len];
@@ -471,9 +475,6 @@ mod avx2 {
                 }
                 runs[n_runs] = (len as u16, current);
                 n_runs += 1;
-            } else if len > 0 {
-                runs[0] = (len as u16, false);
-                n_runs = 1;
             }
             self.sizes.push((g, len, n_runs));
         }

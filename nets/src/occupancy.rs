@@ -18,8 +18,14 @@ impl Occupancy {
     #[cfg(target_arch = "x86_64")]
     #[inline]
     pub fn of(side: &[u8; 25]) -> Occupancy {
+        Occupancy::of_halves(halves(side))
+    }
+
+    /// [`Occupancy::of`] the side whose [`halves`] these are.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub fn of_halves([lo, hi]: [core::arch::x86_64::__m128i; 2]) -> Occupancy {
         use core::arch::x86_64::*;
-        let [lo, hi] = halves(side);
         // SAFETY: SSE2 is part of the x86-64 baseline, the only requirement
         // of these register-only intrinsics.
         #[allow(unsafe_code)]

@@ -33,14 +33,21 @@ const ZONE: [u32; 32] = {
 /// The counts of one side, in integers: the same whatever the order they
 /// are summed in.
 fn counts(side: &[u8; 25]) -> SideCounts {
-    let o = Occupancy::of(side);
-    side_counts(o.men, crossovers(side), o.occupied)
+    // On x86-64 the side is copied and loaded once for both.
+    #[cfg(target_arch = "x86_64")]
+    let (o, cross) = {
+        let halves = crate::occupancy::halves(side);
+        (Occupancy::of_halves(halves), crossovers(halves))
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let (o, cross) = (Occupancy::of(side), crossovers(side));
+    side_counts(o.men, cross, o.occupied)
 }
 
-/// Each chequer's crossovers to the home board summed ([`ZONE`]): the side
-/// weighted as two whole vectors.
+/// Each chequer's crossovers to the home board summed ([`ZONE`]): the
+/// side's [`crate::occupancy::halves`] weighted as whole vectors.
 #[cfg(target_arch = "x86_64")]
-fn crossovers(side: &[u8; 25]) -> u32 {
+fn crossovers([lo, hi]: [core::arch::x86_64::__m128i; 2]) -> u32 {
     use core::arch::x86_64::*;
     /// [`ZONE`] as 16-bit lanes for `pmaddwd`.
     const ZONE16: [i16; 32] = {
@@ -52,7 +59,6 @@ fn crossovers(side: &[u8; 25]) -> u32 {
         }
         z
     };
-    let [lo, hi] = crate::occupancy::halves(side);
     // SAFETY: SSE2 is part of the x86-64 baseline; `ZONE16` is 64 readable
     // bytes, read 16 at a time by unaligned loads inside it.
     #[allow(unsafe_code)]
