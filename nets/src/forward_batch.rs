@@ -351,9 +351,16 @@ mod avx2 {
                 }
                 let out = &mut hs[start * padded..end * padded];
                 let blocks = padded / BLOCK_UNITS;
-                let step = if wide { 2 } else { 1 };
-                for b in (0..blocks).step_by(step) {
-                    let pair = wide && b + 1 < blocks;
+                let mut b = 0;
+                while b < blocks {
+                    // With AVX-512F, four blocks a pass where four remain,
+                    // else two, else one.
+                    let nb = match (wide, blocks - b) {
+                        (false, _) => 1,
+                        (true, 4..) => 4,
+                        (true, 2..) => 2,
+                        (true, _) => 1,
+                    };
                     let mut at = 0;
                     for (union, x, runs, g) in groups.iter() {
                         let dst = &mut out[at * padded..(at + g) * padded];
@@ -364,20 +371,29 @@ mod avx2 {
                         // `block_sums`' requirements. `wide` is
                         // `simd.uses_avx512()`, true only where the CPU has
                         // AVX-512F (checked at run time; its fused
-                        // multiply-add comes with it); `pair` only where
-                        // block `b + 1` exists.
-                        match (wide, g) {
-                            (true, 4) => block_sums_512::<4>(net, b, pair, union, x, runs, dst),
-                            (true, 3) => block_sums_512::<3>(net, b, pair, union, x, runs, dst),
-                            (true, 2) => block_sums_512::<2>(net, b, pair, union, x, runs, dst),
-                            (true, _) => block_sums_512::<1>(net, b, pair, union, x, runs, dst),
-                            (false, 4) => block_sums::<4>(net, b, union, x, dst),
-                            (false, 3) => block_sums::<3>(net, b, union, x, dst),
-                            (false, 2) => block_sums::<2>(net, b, union, x, dst),
-                            (false, _) => block_sums::<1>(net, b, union, x, dst),
+                        // multiply-add comes with it); blocks `b` to
+                        // `b + nb - 1` exist.
+                        match (wide, nb, g) {
+                            (true, 4, 4) => block_sums_512::<4, 4>(net, b, union, x, runs, dst),
+                            (true, 4, 3) => block_sums_512::<3, 4>(net, b, union, x, runs, dst),
+                            (true, 4, 2) => block_sums_512::<2, 4>(net, b, union, x, runs, dst),
+                            (true, 4, _) => block_sums_512::<1, 4>(net, b, union, x, runs, dst),
+                            (true, 2, 4) => block_sums_512::<4, 2>(net, b, union, x, runs, dst),
+                            (true, 2, 3) => block_sums_512::<3, 2>(net, b, union, x, runs, dst),
+                            (true, 2, 2) => block_sums_512::<2, 2>(net, b, union, x, runs, dst),
+                            (true, 2, _) => block_sums_512::<1, 2>(net, b, union, x, runs, dst),
+                            (true, _, 4) => block_sums_512::<4, 1>(net, b, union, x, runs, dst),
+                            (true, _, 3) => block_sums_512::<3, 1>(net, b, union, x, runs, dst),
+                            (true, _, 2) => block_sums_512::<2, 1>(net, b, union, x, runs, dst),
+                            (true, _, _) => block_sums_512::<1, 1>(net, b, union, x, runs, dst),
+                            (false, _, 4) => block_sums::<4>(net, b, union, x, dst),
+                            (false, _, 3) => block_sums::<3>(net, b, union, x, dst),
+                            (false, _, 2) => block_sums::<2>(net, b, union, x, dst),
+                            (false, _, _) => block_sums::<1>(net, b, union, x, dst),
                         }
                         at += g;
                     }
+                    b += nb;
                 }
                 start = end;
             }
@@ -717,24 +733,24 @@ mod avx2 {
         }
     }
 
-    /// [`block_sums`] with AVX-512F: a block's 16 sums of a vector in one
-    /// register, and, if `pair`, block `b + 1`'s in a second (two
-    /// independent sums a vector, so that fused multiply-adds are not held
-    /// back by each one's latency). `runs` cuts the union into runs of rows
-    /// (each run's end, and whether every input of its rows is 0 or 1):
-    /// there `w·x` is exact, and one fused multiply-add rounds `w·x + s`
-    /// as the multiply and the add would. The same bits as [`block_sums`].
+    /// [`block_sums`] with AVX-512F for `NB` blocks from `b` at once: a
+    /// block's 16 sums of a vector in one register, `NB` independent sums
+    /// a vector (so that fused multiply-adds are not held back by each
+    /// one's latency, and each row's index and inputs are read once for
+    /// `NB` blocks). `runs` cuts the union into runs of rows (each run's
+    /// end, and whether every input of its rows is 0 or 1): there `w·x` is
+    /// exact, and one fused multiply-add rounds `w·x + s` as the multiply
+    /// and the add would. The same bits as [`block_sums`].
     ///
     /// # Safety
     /// As [`block_sums`], with AVX-512F (whose fused multiply-add comes
-    /// with it); block `b + 1` exists if `pair`, and the runs end at the
+    /// with it); blocks `b` to `b + NB - 1` exist and the runs end at the
     /// union's end (both asserted).
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx512f")]
-    unsafe fn block_sums_512<const G: usize>(
+    unsafe fn block_sums_512<const G: usize, const NB: usize>(
         net: &Net,
         b: usize,
-        pair: bool,
         union: &[u16],
         x: &[f32],
         runs: &[Run],
@@ -744,70 +760,56 @@ mod avx2 {
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
         assert!(x.len() == union.len() * G && out.len() == G * padded);
         assert!(runs.last().map_or(0, |r| usize::from(r.0)) == union.len());
-        assert!(b + usize::from(pair) < padded / BLOCK_UNITS);
+        assert!(b + NB <= padded / BLOCK_UNITS);
         // SAFETY (every load and store below): as in `block_sums`, for
-        // block `b` and, if `pair`, block `b + 1`; the runs' ends increase
+        // blocks `b` to `b + NB - 1`; the runs' ends increase
         // (`Groups::push`) up to the union's end (asserted), so every `k`
         // indexes the union.
-        let init = _mm512_loadu_ps(block_bias(net, b).as_ptr());
-        let mut acc: [__m512; G] = [init; G];
-        let init = _mm512_loadu_ps(block_bias(net, b + usize::from(pair)).as_ptr());
-        let mut acc1: [__m512; G] = [init; G];
+        let mut acc: [[__m512; G]; NB] =
+            std::array::from_fn(|k| [_mm512_loadu_ps(block_bias(net, b + k).as_ptr()); G]);
         let rows = net
             .blocked_hidden_weights()
             .as_ptr()
             .add(b * n_in * BLOCK_UNITS);
-        let rows1 = rows.add(n_in * BLOCK_UNITS);
         let mut start = 0;
         for &(end, exact) in runs {
             let end = usize::from(end);
             let run = &union[start..end];
             let x = &x[start * G..end * G];
-            // Four loops, so that none tests `pair` or `exact` per row.
-            match (pair, exact) {
-                (true, true) => run_512::<G, true, true>(run, x, rows, rows1, &mut acc, &mut acc1),
-                (true, false) => {
-                    run_512::<G, true, false>(run, x, rows, rows1, &mut acc, &mut acc1)
-                }
-                (false, true) => {
-                    run_512::<G, false, true>(run, x, rows, rows1, &mut acc, &mut acc1)
-                }
-                (false, false) => {
-                    run_512::<G, false, false>(run, x, rows, rows1, &mut acc, &mut acc1)
-                }
+            // Two loops, so that neither tests `exact` per row.
+            if exact {
+                run_512::<G, NB, true>(run, x, rows, n_in * BLOCK_UNITS, &mut acc);
+            } else {
+                run_512::<G, NB, false>(run, x, rows, n_in * BLOCK_UNITS, &mut acc);
             }
             start = end;
         }
-        for (c, (a, a1)) in acc.iter().zip(&acc1).enumerate() {
-            let at = c * padded + b * BLOCK_UNITS;
-            _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a);
-            if pair {
-                let at = at + BLOCK_UNITS;
-                _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a1);
+        for (k, acc) in acc.iter().enumerate() {
+            for (c, a) in acc.iter().enumerate() {
+                let at = c * padded + (b + k) * BLOCK_UNITS;
+                _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a);
             }
         }
     }
 
     /// One run of [`block_sums_512`]: the rows `run` (their inputs side by
-    /// side in `x`) added to `acc` from the block at `rows` and, if
-    /// `PAIR`, to `acc1` from the block at `rows1`; by one fused
-    /// multiply-add a unit if `EXACT` (every input 0 or 1), else a
-    /// multiply and an add.
+    /// side in `x`) added to `acc[k]` from the block at `rows + k·stride`,
+    /// by one fused multiply-add a unit if `EXACT` (every input 0 or 1),
+    /// else a multiply and an add.
     ///
     /// # Safety
     /// The CPU must support AVX-512F; every row of `run` is below the
-    /// blocks' row count, `x` holds `G` inputs a row, and `rows1` is a
-    /// block if `PAIR`.
+    /// blocks' row count, `x` holds `G` inputs a row, and `NB` blocks of
+    /// `stride` floats follow `rows`.
     #[allow(unsafe_code)]
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn run_512<const G: usize, const PAIR: bool, const EXACT: bool>(
+    unsafe fn run_512<const G: usize, const NB: usize, const EXACT: bool>(
         run: &[u16],
         x: &[f32],
         rows: *const f32,
-        rows1: *const f32,
-        acc: &mut [std::arch::x86_64::__m512; G],
-        acc1: &mut [std::arch::x86_64::__m512; G],
+        stride: usize,
+        acc: &mut [[std::arch::x86_64::__m512; G]; NB],
     ) {
         use std::arch::x86_64::*;
         let term = |a, w, x| {
@@ -821,17 +823,12 @@ mod avx2 {
             // SAFETY: row `r` of a block is 16 floats inside it (the
             // caller's guarantees); unaligned loads.
             let r = usize::from(r) * BLOCK_UNITS;
-            let w = _mm512_loadu_ps(rows.add(r));
-            let w1 = if PAIR {
-                _mm512_loadu_ps(rows1.add(r))
-            } else {
-                w
-            };
-            for ((a, a1), &xc) in acc.iter_mut().zip(acc1.iter_mut()).zip(x) {
-                let xc = _mm512_set1_ps(xc);
-                *a = term(*a, w, xc);
-                if PAIR {
-                    *a1 = term(*a1, w1, xc);
+            let w: [__m512; NB] =
+                std::array::from_fn(|k| _mm512_loadu_ps(rows.add(k * stride + r)));
+            let xs: [__m512; G] = std::array::from_fn(|c| _mm512_set1_ps(x[c]));
+            for (acc, w) in acc.iter_mut().zip(w) {
+                for (a, &xc) in acc.iter_mut().zip(&xs) {
+                    *a = term(*a, w, xc);
                 }
             }
         }
