@@ -460,34 +460,40 @@ mod avx2 {
             // `inexact` have the `n_in + 8` entries `union_of_nonzero`
             // needs, and `group` the `g` vectors it reads (asserted).
             let len = unsafe {
-                if with_runs {
-                    union_of_nonzero::<true>(group, n_in, g, rows, inexact)
-                } else {
-                    union_of_nonzero::<false>(group, n_in, g, rows, inexact)
+                match (with_runs, g) {
+                    (true, 4) => union_of_nonzero::<4, true>(group, n_in, rows, inexact),
+                    (true, 3) => union_of_nonzero::<3, true>(group, n_in, rows, inexact),
+                    (true, 2) => union_of_nonzero::<2, true>(group, n_in, rows, inexact),
+                    (true, _) => union_of_nonzero::<1, true>(group, n_in, rows, inexact),
+                    (false, 4) => union_of_nonzero::<4, false>(group, n_in, rows, inexact),
+                    (false, 3) => union_of_nonzero::<3, false>(group, n_in, rows, inexact),
+                    (false, 2) => union_of_nonzero::<2, false>(group, n_in, rows, inexact),
+                    (false, _) => union_of_nonzero::<1, false>(group, n_in, rows, inexact),
                 }
             };
             let union = &rows[..len];
             // `block_sums` relies on it: every row is one of `n_in` inputs.
             assert!(union.iter().all(|&r| usize::from(r) < n_in));
             let inputs = &mut self.inputs[i * INPUTS..i * INPUTS + len * g];
-            for (x, &r) in inputs.chunks_exact_mut(g).zip(union) {
-                for (c, x) in x.iter_mut().enumerate() {
-                    *x = group[c * n_in + usize::from(r)];
-                }
+            match g {
+                4 => side_by_side::<4>(group, n_in, union, inputs),
+                3 => side_by_side::<3>(group, n_in, union, inputs),
+                2 => side_by_side::<2>(group, n_in, union, inputs),
+                _ => side_by_side::<1>(group, n_in, union, inputs),
             }
             let runs = &mut self.runs[i * ROWS..(i + 1) * ROWS];
             let mut n_runs = 0;
             if with_runs && len > 0 {
-                // The run under way stays in registers; a run is stored
-                // when the next one starts.
-                let mut current = inexact[usize::from(union[0])] == 0;
+                // No branch a row: the run under way is written at
+                // `n_runs` with every row, and kept (`n_runs` moves on)
+                // only where the next row's kind differs.
+                let exact = |r: u16| inexact[usize::from(r)] == 0;
+                let mut current = exact(union[0]);
                 for (k, &r) in union.iter().enumerate().skip(1) {
-                    let exact = inexact[usize::from(r)] == 0;
-                    if exact != current {
-                        runs[n_runs] = (k as u16, current);
-                        n_runs += 1;
-                        current = exact;
-                    }
+                    let next = exact(r);
+                    runs[n_runs] = (k as u16, current);
+                    n_runs += usize::from(next != current);
+                    current = next;
                 }
                 runs[n_runs] = (len as u16, current);
                 n_runs += 1;
@@ -505,6 +511,19 @@ mod avx2 {
                     g,
                 )
             })
+        }
+    }
+
+    /// Writes the inputs of the `G` vectors of `n_in` inputs in `group` at
+    /// the rows of `union`, side by side: `x[k·G + c]` is vector `c`'s
+    /// input at row `union[k]`.
+    #[inline(always)]
+    fn side_by_side<const G: usize>(group: &[f32], n_in: usize, union: &[u16], x: &mut [f32]) {
+        let vectors: [&[f32]; G] = std::array::from_fn(|c| &group[c * n_in..(c + 1) * n_in]);
+        for (x, &r) in x.chunks_exact_mut(G).zip(union) {
+            for (x, v) in x.iter_mut().zip(vectors) {
+                *x = v[usize::from(r)];
+            }
         }
     }
 
@@ -596,7 +615,7 @@ mod avx2 {
     }
 
     /// Writes to `rows` the indices, in order, of the inputs that are not
-    /// zero in at least one of the `g` vectors of `n_in` inputs in `group`,
+    /// zero in at least one of the `G` vectors of `n_in` inputs in `group`,
     /// and returns how many there are. Eight inputs at a time: a compare and
     /// a move-mask per vector, then the indices of the mask's set bits from
     /// [`SET_BITS`] in one 16-byte store (no branch per index). `rows` needs
@@ -606,14 +625,13 @@ mod avx2 {
     /// room for `n_in + 8`).
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn union_of_nonzero<const INEXACT: bool>(
+    unsafe fn union_of_nonzero<const G: usize, const INEXACT: bool>(
         group: &[f32],
         n_in: usize,
-        g: usize,
         rows: &mut [u16],
         inexact: &mut [u8],
     ) -> usize {
-        assert!(group.len() >= g * n_in && rows.len() >= n_in + 8 && inexact.len() >= n_in + 8);
+        assert!(group.len() >= G * n_in && rows.len() >= n_in + 8 && inexact.len() >= n_in + 8);
         let zero = _mm256_setzero_ps();
         let one = _mm256_set1_ps(1.0);
         let mut len = 0;
@@ -622,9 +640,9 @@ mod avx2 {
         while r + 8 <= n_in {
             let mut bits = 0u32;
             let mut odd = 0u32;
-            for c in 0..g {
+            for c in 0..G {
                 // SAFETY: the 8 floats at `c·n_in + r` lie inside `group`
-                // (`r + 8 ≤ n_in`, `c < g`, asserted length); unaligned load.
+                // (`r + 8 ≤ n_in`, `c < G`, asserted length); unaligned load.
                 let v = _mm256_loadu_ps(base.add(c * n_in + r));
                 // Unordered not-equal: NaN counts as non-zero, as `!= 0.0`.
                 let nonzero = _mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero);
@@ -657,10 +675,10 @@ mod avx2 {
         }
         for r in r..n_in {
             rows[len] = r as u16;
-            len += usize::from((0..g).any(|c| group[c * n_in + r] != 0.0));
+            len += usize::from((0..G).any(|c| group[c * n_in + r] != 0.0));
             if INEXACT {
                 let odd = |v: f32| v != 0.0 && v != 1.0;
-                inexact[r] = u8::from((0..g).any(|c| odd(group[c * n_in + r])));
+                inexact[r] = u8::from((0..G).any(|c| odd(group[c * n_in + r])));
             }
         }
         len
