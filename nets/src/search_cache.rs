@@ -143,7 +143,10 @@ impl SearchCache {
 
     /// The key of `board`'s value of kind `tag`, as [`SearchCache::key`].
     pub(crate) fn tagged_key(&self, board: &Board, tag: u8) -> Option<Key> {
-        Key::tagged(board, tag).filter(|_| self.generation != 0)
+        if self.generation == 0 {
+            return None;
+        }
+        Key::tagged(board, tag)
     }
 
     /// [`SearchCache::key`], asking the CPU to fetch the key's entry
