@@ -776,6 +776,55 @@ pub(crate) unsafe fn sums_five_pair_avx2(
     complete_five(net, hb, sb, ob);
 }
 
+/// [`sums_five_pair_avx2`] of four hidden vectors at once with AVX-512F:
+/// each output's lane sums of the four vectors in one 16-float register
+/// (vector `c` in lanes `4c..4c + 4`), the same operations per lane, so
+/// the same bits.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn sums_five_quad_avx512(net: &Net, h: [&[f32]; 4], out: [&mut [f32; 5]; 4]) {
+    use core::arch::x86_64::*;
+    let n = net.hidden();
+    let h = h.map(|h| &h[..n]);
+    let w = &net.output_weights()[..5 * n];
+    let full = n - n % 4;
+    let mut acc = [_mm512_setzero_ps(); 5];
+    let pw = w.as_ptr();
+    for j in (0..full).step_by(4) {
+        // SAFETY: `j + 4 ≤ full ≤ n`, so the 4 floats at `j` lie inside
+        // every `h[c]` (each `n` long) and row `o < 5` of `w` (`o·n + j + 4
+        // ≤ 5n`); unaligned loads.
+        let q = h.map(|h| _mm_loadu_ps(h.as_ptr().add(j)));
+        let lo = _mm256_set_m128(q[1], q[0]);
+        let hi = _mm256_set_m128(q[3], q[2]);
+        let x = _mm512_insertf64x4::<1>(
+            _mm512_castpd256_pd512(_mm256_castps_pd(lo)),
+            _mm256_castps_pd(hi),
+        );
+        let x = _mm512_castpd_ps(x);
+        for (o, a) in acc.iter_mut().enumerate() {
+            let wq = _mm512_broadcast_f32x4(_mm_loadu_ps(pw.add(o * n + j)));
+            *a = _mm512_add_ps(*a, _mm512_mul_ps(x, wq));
+        }
+    }
+    let mut s = [[[0f32; 4]; 5]; 4];
+    for (o, a) in acc.iter().enumerate() {
+        let mut lanes = [0f32; 16];
+        // SAFETY: `lanes` holds 16 floats; unaligned store.
+        _mm512_storeu_ps(lanes.as_mut_ptr(), *a);
+        for (c, s) in s.iter_mut().enumerate() {
+            s[o].copy_from_slice(&lanes[4 * c..4 * c + 4]);
+        }
+    }
+    for ((h, s), out) in h.into_iter().zip(s).zip(out) {
+        complete_five(net, h, s, out);
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse {
     use core::arch::x86_64::{_mm_add_ps, _mm_loadu_ps, _mm_mul_ps, _mm_setzero_ps, _mm_storeu_ps};

@@ -72,7 +72,7 @@ pub fn forward_batch(
     let hidden = grown(hidden, count * padded);
     accumulate_batch(net, &xs[..count * n_in], count, hidden, simd);
     #[cfg(target_arch = "x86_64")]
-    avx2::finish(net, hidden, count, out, arith);
+    avx2::finish(net, hidden, count, out, arith, simd.uses_avx512());
     #[cfg(not(target_arch = "x86_64"))]
     finish(net, hidden, count, out, arith, activate, sums_one_by_one);
 }
@@ -104,7 +104,7 @@ pub(crate) fn forward_base_boards(
     #[cfg(target_arch = "x86_64")]
     {
         avx2::accumulate_base_boards(net, boards, which, hidden);
-        avx2::finish(net, hidden, count, out, arith);
+        avx2::finish(net, hidden, count, out, arith, simd.uses_avx512());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (boards, hidden, arith);
@@ -135,12 +135,18 @@ fn finish(
     output_layer: impl Fn(&Net, &[f32], usize, &mut [[f32; 5]], Arithmetic),
 ) {
     let padded = net.padded_hidden();
-    for c in 0..count {
-        activate(
-            net,
-            &mut hidden[c * padded..c * padded + net.hidden()],
-            arith,
-        );
+    if padded == net.hidden() {
+        // No padding between the vectors: one call for all (the sigmoid
+        // is taken element by element, so the same bits).
+        activate(net, &mut hidden[..count * padded], arith);
+    } else {
+        for c in 0..count {
+            activate(
+                net,
+                &mut hidden[c * padded..c * padded + net.hidden()],
+                arith,
+            );
+        }
     }
     output_layer(net, hidden, count, out, arith);
     output_sigmoid(&mut out[..count], -net.beta_output());
@@ -241,10 +247,11 @@ mod avx2 {
         count: usize,
         out: &mut [[f32; 5]],
         arith: crate::arith::Arithmetic,
+        wide: bool,
     ) {
         // SAFETY: reached only after `accumulate_batch` asserted that this
-        // CPU has AVX2.
-        unsafe { finish_avx2(net, hidden, count, out, arith) }
+        // CPU has AVX2; `wide` only where it has AVX-512F.
+        unsafe { finish_avx2(net, hidden, count, out, arith, wide) }
     }
 
     #[allow(unsafe_code)]
@@ -255,6 +262,7 @@ mod avx2 {
         count: usize,
         out: &mut [[f32; 5]],
         arith: crate::arith::Arithmetic,
+        wide: bool,
     ) {
         use crate::arith::Arithmetic;
         // Two vectors at a time through the output layer where its sums
@@ -263,9 +271,10 @@ mod avx2 {
         let activate = crate::forward::activate_avx2;
         if pairs {
             // SAFETY: `finish_avx2` is reached only after `accumulate_batch`
-            // asserted that this CPU has AVX2.
+            // asserted that this CPU has AVX2, and `wide` only where it has
+            // AVX-512F.
             let in_pairs = |net: &Net, h: &[f32], count, out: &mut _, arith| unsafe {
-                sums_in_pairs(net, h, count, out, arith)
+                sums_in_pairs(net, h, count, out, arith, wide)
             };
             super::finish(net, hidden, count, out, arith, activate, in_pairs);
         } else {
@@ -281,12 +290,13 @@ mod avx2 {
         }
     }
 
-    /// [`super::sums_one_by_one`] two vectors at a time
-    /// ([`crate::forward::sums_five_pair_avx2`]) for a five-output net in a
-    /// four-lane arithmetic: the same bits.
+    /// [`super::sums_one_by_one`] four vectors at a time if `wide`
+    /// ([`crate::forward::sums_five_quad_avx512`]), then two at a time
+    /// ([`crate::forward::sums_five_pair_avx2`]), for a five-output net in
+    /// a four-lane arithmetic: the same bits.
     ///
     /// # Safety
-    /// The CPU must support AVX2.
+    /// The CPU must support AVX2, and AVX-512F if `wide`.
     #[allow(unsafe_code)]
     #[inline(always)]
     unsafe fn sums_in_pairs(
@@ -295,9 +305,20 @@ mod avx2 {
         count: usize,
         out: &mut [[f32; 5]],
         arith: crate::arith::Arithmetic,
+        wide: bool,
     ) {
         let padded = net.padded_hidden();
         let mut c = 0;
+        while wide && c + 3 < count {
+            let [a, b, d, e] = &mut out[c..c + 4] else {
+                unreachable!("four outputs")
+            };
+            let h: [&[f32]; 4] =
+                std::array::from_fn(|k| &hidden[(c + k) * padded..(c + k + 1) * padded]);
+            // SAFETY: the caller guarantees AVX-512F where `wide`.
+            unsafe { crate::forward::sums_five_quad_avx512(net, h, [a, b, d, e]) };
+            c += 4;
+        }
         while c + 1 < count {
             let (a, b) = out[c..c + 2].split_at_mut(1);
             let (ha, hb) = hidden[c * padded..].split_at(padded);
