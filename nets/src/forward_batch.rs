@@ -221,8 +221,9 @@ mod avx2 {
     use crate::forward::{BIT_COUNTS, SET_BITS};
     use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
-        __m256, _mm256_add_ps, _mm256_and_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_loadu_ps,
-        _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+        __m256, _mm256_add_ps, _mm256_and_ps, _mm256_broadcast_ss, _mm256_cmp_ps,
+        _mm256_cvtepu16_epi32, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps,
+        _mm256_permutevar8x32_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps,
         _mm_add_epi16, _mm_loadu_si128, _mm_set1_epi16, _mm_storeu_si128, _CMP_NEQ_UQ,
     };
 
@@ -332,8 +333,8 @@ mod avx2 {
     }
 
     /// The hidden sums of a batch, [`SPAN`] groups of [`GROUP`] vectors at a
-    /// time: each group's union of non-zero rows and its inputs side by
-    /// side first ([`Groups::push`]), then block by block of units every
+    /// time: each group's union of non-zero rows and each vector's inputs
+    /// at them first ([`Groups::push`]), then block by block of units every
     /// group of the span, so that a block's weights are read from memory
     /// once per span rather than once per group (a 512-unit net's weights
     /// do not stay in a core's L2). Each unit still adds its vector's rows
@@ -422,14 +423,14 @@ mod avx2 {
     }
 
     /// Groups of [`accumulate_batch_avx2`]'s span: of each, its vectors'
-    /// union of non-zero rows (in input order), those rows' inputs side by
-    /// side (`g` values per row, vector after vector) and the union's runs
-    /// of exact rows. Each group has a fixed room in every buffer, made
-    /// once per thread.
+    /// union of non-zero rows (in input order), each vector's inputs at
+    /// those rows (a list a vector) and the union's runs of exact rows.
+    /// Each group has a fixed room in every buffer, made once per thread.
     struct Groups {
         /// Group `i`'s union from `i·ROWS`.
         rows: Vec<u16>,
-        /// Group `i`'s inputs side by side from `i·INPUTS`.
+        /// Group `i`'s vector `c`'s inputs at the union's rows from
+        /// `(i·GROUP + c)·ROWS`.
         inputs: Vec<f32>,
         /// From `i·ROWS`: group `i`'s union cut into runs of rows, each
         /// run's end and whether every input of its rows is 0 or 1 (so its
@@ -437,20 +438,26 @@ mod avx2 {
         runs: Vec<Run>,
         /// Each group's size, union length and number of runs.
         sizes: Vec<(usize, usize, usize)>,
-        /// Scratch of [`Groups::push`]: each input's flag, 1 if it is
-        /// neither 0 nor 1 in some vector of the group.
-        inexact: Vec<u8>,
+        /// Scratch of [`Groups::push`]: bit `k` set if every input of the
+        /// union's row `k` is 0 or 1 ([`union_of_nonzero`]).
+        exact: ExactBits,
     }
 
     /// A run of a group's union: where it ends, and whether every input of
     /// its rows is 0 or 1.
     type Run = (u16, bool);
 
+    /// Words of a union's exact-row bits: a bit for every input, and the
+    /// 8 past the last that [`union_of_nonzero`] may write.
+    const EXACT_WORDS: usize = ROWS.div_ceil(64);
+    /// A union's exact-row bits, row `k` at bit `k % 64` of word `k / 64`.
+    type ExactBits = [u64; EXACT_WORDS];
+
     /// Room of a group's union: every input, and the 8 entries past the
     /// last that [`union_of_nonzero`] may write.
     const ROWS: usize = crate::inputs::MAX_INPUTS + 8;
-    /// Room of a group's inputs side by side.
-    const INPUTS: usize = GROUP * crate::inputs::MAX_INPUTS;
+    /// Room of a group's inputs: a union's room for each vector.
+    const INPUTS: usize = GROUP * ROWS;
 
     thread_local! {
         /// This thread's groups: no allocation per batch (a rollout
@@ -460,7 +467,7 @@ mod avx2 {
             inputs: vec![0.0; SPAN * INPUTS],
             runs: vec![(0, false); SPAN * ROWS],
             sizes: Vec::with_capacity(SPAN),
-            inexact: vec![0; ROWS],
+            exact: [0; EXACT_WORDS],
         });
     }
 
@@ -476,75 +483,47 @@ mod avx2 {
             assert!(group.len() == g * n_in && self.sizes.len() < SPAN);
             let i = self.sizes.len();
             let rows = &mut self.rows[i * ROWS..(i + 1) * ROWS];
-            let inexact = &mut self.inexact;
-            // SAFETY: AVX2 is enabled in this function; `rows` and
-            // `inexact` have the `n_in + 8` entries `union_of_nonzero`
-            // needs, and `group` the `g` vectors it reads (asserted).
+            let exact = &mut self.exact;
+            let xs = &mut self.inputs[i * INPUTS..(i + 1) * INPUTS];
+            // SAFETY: AVX2 is enabled in this function; `rows` and each
+            // vector's room in `xs` have the `n_in + 8` entries
+            // `union_of_nonzero` needs, and `group` the `g` vectors it reads
+            // (asserted).
             let len = unsafe {
                 match (with_runs, g) {
-                    (true, 4) => union_of_nonzero::<4, true>(group, n_in, rows, inexact),
-                    (true, 3) => union_of_nonzero::<3, true>(group, n_in, rows, inexact),
-                    (true, 2) => union_of_nonzero::<2, true>(group, n_in, rows, inexact),
-                    (true, _) => union_of_nonzero::<1, true>(group, n_in, rows, inexact),
-                    (false, 4) => union_of_nonzero::<4, false>(group, n_in, rows, inexact),
-                    (false, 3) => union_of_nonzero::<3, false>(group, n_in, rows, inexact),
-                    (false, 2) => union_of_nonzero::<2, false>(group, n_in, rows, inexact),
-                    (false, _) => union_of_nonzero::<1, false>(group, n_in, rows, inexact),
+                    (true, 4) => union_of_nonzero::<4, true>(group, n_in, rows, exact, xs),
+                    (true, 3) => union_of_nonzero::<3, true>(group, n_in, rows, exact, xs),
+                    (true, 2) => union_of_nonzero::<2, true>(group, n_in, rows, exact, xs),
+                    (true, _) => union_of_nonzero::<1, true>(group, n_in, rows, exact, xs),
+                    (false, 4) => union_of_nonzero::<4, false>(group, n_in, rows, exact, xs),
+                    (false, 3) => union_of_nonzero::<3, false>(group, n_in, rows, exact, xs),
+                    (false, 2) => union_of_nonzero::<2, false>(group, n_in, rows, exact, xs),
+                    (false, _) => union_of_nonzero::<1, false>(group, n_in, rows, exact, xs),
                 }
             };
             let union = &rows[..len];
             // `block_sums` relies on it: every row is one of `n_in` inputs.
             assert!(union.iter().all(|&r| usize::from(r) < n_in));
-            let inputs = &mut self.inputs[i * INPUTS..i * INPUTS + len * g];
-            match g {
-                4 => side_by_side::<4>(group, n_in, union, inputs),
-                3 => side_by_side::<3>(group, n_in, union, inputs),
-                2 => side_by_side::<2>(group, n_in, union, inputs),
-                _ => side_by_side::<1>(group, n_in, union, inputs),
-            }
             let runs = &mut self.runs[i * ROWS..(i + 1) * ROWS];
-            let mut n_runs = 0;
-            if with_runs && len > 0 {
-                // No branch a row: the run under way is written at
-                // `n_runs` with every row, and kept (`n_runs` moves on)
-                // only where the next row's kind differs.
-                let exact = |r: u16| inexact[usize::from(r)] == 0;
-                let mut current = exact(union[0]);
-                for (k, &r) in union.iter().enumerate().skip(1) {
-                    let next = exact(r);
-                    runs[n_runs] = (k as u16, current);
-                    n_runs += usize::from(next != current);
-                    current = next;
-                }
-                runs[n_runs] = (len as u16, current);
-                n_runs += 1;
-            }
+            let n_runs = if with_runs && len > 0 {
+                runs_of(exact, len, runs)
+            } else {
+                0
+            };
             self.sizes.push((g, len, n_runs));
         }
 
-        /// Each group's union, inputs side by side, runs and size, in order.
+        /// Each group's union, inputs (vector `c`'s from `c·ROWS`), runs and
+        /// size, in order.
         fn iter(&self) -> impl Iterator<Item = (&[u16], &[f32], &[Run], usize)> + '_ {
             self.sizes.iter().enumerate().map(|(i, &(g, len, n_runs))| {
                 (
                     &self.rows[i * ROWS..i * ROWS + len],
-                    &self.inputs[i * INPUTS..i * INPUTS + len * g],
+                    &self.inputs[i * INPUTS..(i + 1) * INPUTS],
                     &self.runs[i * ROWS..i * ROWS + n_runs],
                     g,
                 )
             })
-        }
-    }
-
-    /// Writes the inputs of the `G` vectors of `n_in` inputs in `group` at
-    /// the rows of `union`, side by side: `x[k·G + c]` is vector `c`'s
-    /// input at row `union[k]`.
-    #[inline(always)]
-    fn side_by_side<const G: usize>(group: &[f32], n_in: usize, union: &[u16], x: &mut [f32]) {
-        let vectors: [&[f32]; G] = std::array::from_fn(|c| &group[c * n_in..(c + 1) * n_in]);
-        for (x, &r) in x.chunks_exact_mut(G).zip(union) {
-            for (x, v) in x.iter_mut().zip(vectors) {
-                *x = v[usize::from(r)];
-            }
         }
     }
 
@@ -635,100 +614,144 @@ mod avx2 {
         }
     }
 
+    /// Cuts the `len` rows of a union into runs of rows of one kind (bit
+    /// `k` of `exact`: every input of row `k` is 0 or 1), written to
+    /// `runs` as each run's end and kind; returns how many. The kind
+    /// changes where a bit differs from the one before: those bits are
+    /// found a word at a time, so a union of some fifty rows in a handful
+    /// of runs costs a handful of steps, not a branch a row.
+    #[inline(always)]
+    fn runs_of(exact: &ExactBits, len: usize, runs: &mut [Run]) -> usize {
+        assert!(len > 0 && len <= 64 * EXACT_WORDS && runs.len() >= len);
+        let mut current = exact[0] & 1 == 1;
+        let mut n_runs = 0;
+        let mut carry = exact[0] & 1;
+        for (w, &word) in exact.iter().enumerate().take(len.div_ceil(64)) {
+            let mut changes = word ^ (word << 1 | carry);
+            carry = word >> 63;
+            let left = len - 64 * w;
+            if left < 64 {
+                changes &= (1u64 << left) - 1;
+            }
+            while changes != 0 {
+                let k = 64 * w + changes.trailing_zeros() as usize;
+                runs[n_runs] = (k as u16, current);
+                n_runs += 1;
+                current = !current;
+                changes &= changes - 1;
+            }
+        }
+        runs[n_runs] = (len as u16, current);
+        n_runs + 1
+    }
+
     /// Writes to `rows` the indices, in order, of the inputs that are not
     /// zero in at least one of the `G` vectors of `n_in` inputs in `group`,
-    /// and returns how many there are. Eight inputs at a time: a compare and
-    /// a move-mask per vector, then the indices of the mask's set bits from
-    /// [`SET_BITS`] in one 16-byte store (no branch per index). `rows` needs
-    /// room for 8 entries past the last index written. With `INEXACT`, also
-    /// sets `inexact[r]` to 1 where some vector's input `r` is neither 0
-    /// nor 1 (NaN included), else 0, for every `r < n_in` (`inexact` needs
-    /// room for `n_in + 8`).
+    /// and to `xs` (from `c·ROWS`) each vector `c`'s inputs at those rows;
+    /// returns how many rows there are. Eight inputs at a time: a compare
+    /// and a move-mask per vector, then the indices of the mask's set bits
+    /// from [`SET_BITS`] in one 16-byte store, and each vector's values at
+    /// those indices packed by one permute into one 32-byte store (no
+    /// branch per index). `rows` and each vector's room in `xs` need 8
+    /// entries past the last one written. With `EXACT`, also sets bit `k`
+    /// of `exact` where every vector's input at row `rows[k]` is 0 or 1
+    /// (else clears it; NaN is neither), for every row `k` listed.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn union_of_nonzero<const G: usize, const INEXACT: bool>(
+    unsafe fn union_of_nonzero<const G: usize, const EXACT: bool>(
         group: &[f32],
         n_in: usize,
         rows: &mut [u16],
-        inexact: &mut [u8],
+        exact: &mut ExactBits,
+        xs: &mut [f32],
     ) -> usize {
-        assert!(group.len() >= G * n_in && rows.len() >= n_in + 8 && inexact.len() >= n_in + 8);
+        assert!(group.len() >= G * n_in && rows.len() >= n_in + 8);
+        assert!(n_in + 8 <= ROWS && xs.len() >= G * ROWS);
         let zero = _mm256_setzero_ps();
         let one = _mm256_set1_ps(1.0);
         let mut len = 0;
         let mut r = 0;
         let base = group.as_ptr();
+        if EXACT {
+            *exact = [0; EXACT_WORDS];
+        }
+        // Appends the exact-row bits `e` of `n` (at most 8) rows at row
+        // `len`: `len < n_in + 8 ≤ ROWS`, so word `len / 64 + 1` exists
+        // where the bits cross into it.
+        let mut append = |len: usize, e: u64| {
+            let (w, off) = (len / 64, len % 64);
+            exact[w] |= e << off;
+            if off > 56 {
+                exact[w + 1] |= e >> (64 - off);
+            }
+        };
         while r + 8 <= n_in {
             let mut bits = 0u32;
-            let mut odd = 0u32;
-            for c in 0..G {
-                // SAFETY: the 8 floats at `c·n_in + r` lie inside `group`
-                // (`r + 8 ≤ n_in`, `c < G`, asserted length); unaligned load.
-                let v = _mm256_loadu_ps(base.add(c * n_in + r));
+            let mut odd = _mm256_setzero_ps();
+            // SAFETY: the 8 floats at `c·n_in + r` lie inside `group`
+            // (`r + 8 ≤ n_in`, `c < G`, asserted length); unaligned loads.
+            let mut v = [zero; G];
+            for (c, v) in v.iter_mut().enumerate() {
+                *v = _mm256_loadu_ps(base.add(c * n_in + r));
+            }
+            for v in v {
                 // Unordered not-equal: NaN counts as non-zero, as `!= 0.0`.
                 let nonzero = _mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero);
                 bits |= _mm256_movemask_ps(nonzero) as u32;
-                if INEXACT {
+                if EXACT {
                     let not_one = _mm256_cmp_ps::<_CMP_NEQ_UQ>(v, one);
-                    odd |= _mm256_movemask_ps(_mm256_and_ps(nonzero, not_one)) as u32;
+                    odd = _mm256_or_ps(odd, _mm256_and_ps(nonzero, not_one));
                 }
             }
-            if INEXACT {
-                // SAFETY: `r + 8 ≤ n_in` and `inexact` holds `n_in + 8`
-                // bytes (asserted); unaligned store of 8 bytes.
-                inexact
-                    .as_mut_ptr()
-                    .add(r)
-                    .cast::<u64>()
-                    .write_unaligned(BYTE_OF_BIT[odd as usize]);
-            }
-            let at = _mm_add_epi16(
-                // SAFETY: an entry of SET_BITS is 16 readable bytes.
-                _mm_loadu_si128(SET_BITS[bits as usize].as_ptr().cast()),
-                _mm_set1_epi16(r as i16),
-            );
+            // SAFETY: an entry of SET_BITS is 16 readable bytes.
+            let lanes = _mm_loadu_si128(SET_BITS[bits as usize].as_ptr().cast());
+            let at = _mm_add_epi16(lanes, _mm_set1_epi16(r as i16));
             // SAFETY: `len ≤ r` (at most one index per input so far) and
             // `r + 8 ≤ n_in`, so the 8 entries at `len` lie inside `rows`
-            // (asserted `n_in + 8` long); unaligned store.
+            // (asserted `n_in + 8` long) and inside each vector's `ROWS`
+            // in `xs` (`n_in + 8 ≤ ROWS`, asserted); unaligned stores.
             _mm_storeu_si128(rows.as_mut_ptr().add(len).cast(), at);
-            len += usize::from(BIT_COUNTS[bits as usize]);
+            let lanes = _mm256_cvtepu16_epi32(lanes);
+            for (c, v) in v.into_iter().enumerate() {
+                let packed = _mm256_permutevar8x32_ps(v, lanes);
+                _mm256_storeu_ps(xs.as_mut_ptr().add(c * ROWS + len), packed);
+            }
+            let n = BIT_COUNTS[bits as usize];
+            if EXACT {
+                // The listed rows' flags, packed as their inputs were.
+                let odd = _mm256_movemask_ps(_mm256_permutevar8x32_ps(odd, lanes)) as u64;
+                append(len, !odd & ((1 << n) - 1));
+            }
+            len += usize::from(n);
             r += 8;
         }
         for r in r..n_in {
             rows[len] = r as u16;
-            len += usize::from((0..G).any(|c| group[c * n_in + r] != 0.0));
-            if INEXACT {
-                let odd = |v: f32| v != 0.0 && v != 1.0;
-                inexact[r] = u8::from((0..G).any(|c| odd(group[c * n_in + r])));
+            for c in 0..G {
+                xs[c * ROWS + len] = group[c * n_in + r];
             }
+            let listed = (0..G).any(|c| group[c * n_in + r] != 0.0);
+            if EXACT && listed {
+                let zero_or_one = |v: f32| v == 0.0 || v == 1.0;
+                append(
+                    len,
+                    u64::from((0..G).all(|c| zero_or_one(group[c * n_in + r]))),
+                );
+            }
+            len += usize::from(listed);
         }
         len
     }
 
-    /// Each byte of entry `m` is bit `i` of `m` (0 or 1).
-    static BYTE_OF_BIT: [u64; 256] = {
-        let mut table = [0u64; 256];
-        let mut m = 0;
-        while m < 256 {
-            let mut i = 0;
-            while i < 8 {
-                table[m] |= ((m as u64 >> i) & 1) << (8 * i);
-                i += 1;
-            }
-            m += 1;
-        }
-        table
-    };
-
     /// Block `b`'s sums of `G` vectors over the rows in `union`, their
-    /// inputs side by side in `x` (`x[k·G + c]` is vector `c`'s input at
-    /// row `union[k]`), into the vectors' padded rows in `out`.
+    /// inputs in `x` (`x[c·ROWS + k]` is vector `c`'s input at row
+    /// `union[k]`), into the vectors' padded rows in `out`.
     ///
     /// # Safety
     /// The CPU must support AVX2; every row of `union` is below
     /// `net.inputs()`; the blocked weights hold `net.inputs()` rows of
-    /// [`BLOCK_UNITS`] per block. (`b` below the blocks, `x` holding
-    /// `union.len()·G` values and `out` `G` padded rows are asserted.)
+    /// [`BLOCK_UNITS`] per block. (`b` below the blocks, `x` holding `G`
+    /// rooms of [`ROWS`] values and `out` `G` padded rows are asserted.)
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn block_sums<const G: usize>(
@@ -739,14 +762,15 @@ mod avx2 {
         out: &mut [f32],
     ) {
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
-        assert!(x.len() == union.len() * G && out.len() == G * padded);
+        assert!(x.len() >= G * ROWS && union.len() <= ROWS && out.len() == G * padded);
         assert!(b < padded / BLOCK_UNITS);
         let bias = block_bias(net, b);
         // SAFETY (every load and store below): `bias` and `dst` are 16
         // floats; `rows` holds block b's `n_in` rows of 16 weights and every
         // `r` in `union` is below `n_in` (the caller's guarantees), so
-        // `rows + 16r` is followed by 16 floats; `x` holds `G` floats per
-        // union row. Unaligned loads and stores throughout.
+        // `rows + 16r` is followed by 16 floats; `x` holds a value for each
+        // vector `c < G` and union row `k` at `c·ROWS + k` (asserted).
+        // Unaligned loads and stores throughout.
         let lo = _mm256_loadu_ps(bias.as_ptr());
         let hi = _mm256_loadu_ps(bias[8..].as_ptr());
         let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
@@ -759,7 +783,7 @@ mod avx2 {
             let w0 = _mm256_loadu_ps(row);
             let w1 = _mm256_loadu_ps(row.add(8));
             for (c, a) in acc.iter_mut().enumerate() {
-                let xc = _mm256_broadcast_ss(x.get_unchecked(k * G + c));
+                let xc = _mm256_broadcast_ss(x.get_unchecked(c * ROWS + k));
                 a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(w0, xc));
                 a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(w1, xc));
             }
@@ -797,7 +821,7 @@ mod avx2 {
     ) {
         use std::arch::x86_64::*;
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
-        assert!(x.len() == union.len() * G && out.len() == G * padded);
+        assert!(x.len() >= G * ROWS && union.len() <= ROWS && out.len() == G * padded);
         assert!(runs.last().map_or(0, |r| usize::from(r.0)) == union.len());
         assert!(b + NB <= padded / BLOCK_UNITS);
         // SAFETY (every load and store below): as in `block_sums`, for
@@ -814,12 +838,15 @@ mod avx2 {
         for &(end, exact) in runs {
             let end = usize::from(end);
             let run = &union[start..end];
-            let x = &x[start * G..end * G];
+            let mut xs: [&[f32]; G] = [&[]; G];
+            for (c, xs) in xs.iter_mut().enumerate() {
+                *xs = &x[c * ROWS + start..c * ROWS + end];
+            }
             // Two loops, so that neither tests `exact` per row.
             if exact {
-                run_512::<G, NB, true>(run, x, rows, n_in * BLOCK_UNITS, &mut acc);
+                run_512::<G, NB, true>(run, xs, rows, n_in * BLOCK_UNITS, &mut acc);
             } else {
-                run_512::<G, NB, false>(run, x, rows, n_in * BLOCK_UNITS, &mut acc);
+                run_512::<G, NB, false>(run, xs, rows, n_in * BLOCK_UNITS, &mut acc);
             }
             start = end;
         }
@@ -831,21 +858,21 @@ mod avx2 {
         }
     }
 
-    /// One run of [`block_sums_512`]: the rows `run` (their inputs side by
-    /// side in `x`) added to `acc[k]` from the block at `rows + k·stride`,
+    /// One run of [`block_sums_512`]: the rows `run` (vector `c`'s inputs
+    /// at them in `x[c]`) added to `acc[k]` from the block at `rows + k·stride`,
     /// by one fused multiply-add a unit if `EXACT` (every input 0 or 1),
     /// else a multiply and an add.
     ///
     /// # Safety
     /// The CPU must support AVX-512F; every row of `run` is below the
-    /// blocks' row count, `x` holds `G` inputs a row, and `NB` blocks of
-    /// `stride` floats follow `rows`.
+    /// blocks' row count and `NB` blocks of `stride` floats follow `rows`
+    /// (each `x[c]` holding an input a row is asserted).
     #[allow(unsafe_code)]
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn run_512<const G: usize, const NB: usize, const EXACT: bool>(
         run: &[u16],
-        x: &[f32],
+        x: [&[f32]; G],
         rows: *const f32,
         stride: usize,
         acc: &mut [[std::arch::x86_64::__m512; G]; NB],
@@ -858,13 +885,15 @@ mod avx2 {
                 _mm512_add_ps(a, _mm512_mul_ps(w, x))
             }
         };
-        for (&r, x) in run.iter().zip(x.chunks_exact(G)) {
+        assert!(x.iter().all(|x| x.len() == run.len()));
+        for (k, &r) in run.iter().enumerate() {
             // SAFETY: row `r` of a block is 16 floats inside it (the
-            // caller's guarantees); unaligned loads.
+            // caller's guarantees); unaligned loads. `k` is below every
+            // `x[c]`'s length (asserted).
             let r = usize::from(r) * BLOCK_UNITS;
             let w: [__m512; NB] =
-                std::array::from_fn(|k| _mm512_loadu_ps(rows.add(k * stride + r)));
-            let xs: [__m512; G] = std::array::from_fn(|c| _mm512_set1_ps(x[c]));
+                std::array::from_fn(|b| _mm512_loadu_ps(rows.add(b * stride + r)));
+            let xs: [__m512; G] = std::array::from_fn(|c| _mm512_set1_ps(*x[c].get_unchecked(k)));
             for (acc, w) in acc.iter_mut().zip(w) {
                 for (a, &xc) in acc.iter_mut().zip(&xs) {
                     *a = term(*a, w, xc);
@@ -882,6 +911,82 @@ mod avx2 {
                 .copied()
                 .unwrap_or(0.0)
         })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The union's rows, their inputs and their exact-row bits, and
+        /// the runs cut from those bits, against the plain definitions, on
+        /// groups of 1 to 4 sparse vectors of 250 and of 214 inputs.
+        #[test]
+        #[allow(unsafe_code)]
+        fn unions_and_runs_follow_their_definitions() {
+            if !crate::cpu::has_avx2() {
+                return;
+            }
+            let mut next = crate::test_rng::xorshift(41);
+            for round in 0..400 {
+                let n_in = if round % 2 == 0 { 250 } else { 214 };
+                let g = 1 + round % GROUP;
+                let group: Vec<f32> = (0..g * n_in)
+                    .map(|_| match next() % 10 {
+                        0 | 1 => 1.0,
+                        2 => 0.5 + (next() % 7) as f32,
+                        _ => 0.0,
+                    })
+                    .collect();
+                let (mut rows, mut exact) = (vec![0u16; ROWS], [0u64; EXACT_WORDS]);
+                let mut xs = vec![0f32; GROUP * ROWS];
+                // SAFETY: AVX2 was detected; the buffers have the room
+                // `union_of_nonzero` asserts.
+                let len = unsafe {
+                    match g {
+                        4 => union_of_nonzero::<4, true>(
+                            &group, n_in, &mut rows, &mut exact, &mut xs,
+                        ),
+                        3 => union_of_nonzero::<3, true>(
+                            &group, n_in, &mut rows, &mut exact, &mut xs,
+                        ),
+                        2 => union_of_nonzero::<2, true>(
+                            &group, n_in, &mut rows, &mut exact, &mut xs,
+                        ),
+                        _ => union_of_nonzero::<1, true>(
+                            &group, n_in, &mut rows, &mut exact, &mut xs,
+                        ),
+                    }
+                };
+                let value = |c: usize, r: usize| group[c * n_in + r];
+                let want: Vec<usize> = (0..n_in)
+                    .filter(|&r| (0..g).any(|c| value(c, r) != 0.0))
+                    .collect();
+                assert_eq!(len, want.len());
+                let mut kinds = Vec::new();
+                for (k, &r) in want.iter().enumerate() {
+                    assert_eq!(usize::from(rows[k]), r);
+                    for c in 0..g {
+                        assert_eq!(xs[c * ROWS + k].to_bits(), value(c, r).to_bits());
+                    }
+                    let is_exact = (0..g).all(|c| value(c, r) == 0.0 || value(c, r) == 1.0);
+                    assert_eq!(exact[k / 64] >> (k % 64) & 1 == 1, is_exact, "row {r}");
+                    kinds.push(is_exact);
+                }
+                let mut runs = vec![(0u16, false); ROWS];
+                let n_runs = runs_of(&exact, len, &mut runs);
+                let mut start = 0;
+                for &(end, kind) in &runs[..n_runs] {
+                    let end = usize::from(end);
+                    assert!(start < end, "an empty run");
+                    assert!(kinds[start..end].iter().all(|&k| k == kind));
+                    if end < len {
+                        assert_ne!(kinds[end], kind, "a run ends early");
+                    }
+                    start = end;
+                }
+                assert_eq!(start, len);
+            }
+        }
     }
 }
 
