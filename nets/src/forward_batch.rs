@@ -103,7 +103,7 @@ pub(crate) fn forward_base_boards(
     let hidden = grown(hidden, count * padded);
     #[cfg(target_arch = "x86_64")]
     {
-        avx2::accumulate_base_boards(net, boards, which, hidden);
+        avx2::accumulate_base_boards(net, boards, which, hidden, simd.uses_avx512());
         avx2::finish(net, hidden, count, out, arith, simd.uses_avx512());
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -527,17 +527,23 @@ mod avx2 {
         }
     }
 
+    /// Room of a board's list of non-zero base inputs: the most it can
+    /// have, and the 8 entries past the last that padding may write.
+    const LIST_ROOM: usize = crate::inputs::MAX_BASE_NONZERO + 8;
+
     /// The hidden sums of [`super::forward_base_boards`]: up to four
-    /// boards' lists of non-zero base inputs side by side.
+    /// boards' lists of non-zero base inputs side by side (with AVX-512F
+    /// if `wide`).
     #[allow(unsafe_code)]
     pub(super) fn accumulate_base_boards(
         net: &Net,
         boards: &[board::Board],
         which: &[usize],
         hs: &mut [f32],
+        wide: bool,
     ) {
-        use crate::inputs::{base_nonzero, MAX_BASE_NONZERO};
-        const ROOM: usize = MAX_BASE_NONZERO + 4;
+        use crate::inputs::base_nonzero;
+        const ROOM: usize = LIST_ROOM;
         let padded = net.padded_hidden();
         let mut rows = [[0u16; ROOM]; GROUP];
         let mut xs = [[0f32; ROOM]; GROUP];
@@ -548,20 +554,31 @@ mod avx2 {
                 lens[c] = base_nonzero(&boards[i], &mut rows[c], &mut xs[c]);
                 longest = longest.max(lens[c]);
             }
+            // Padded with zeros to the longest, eight entries at a time (a
+            // few stores, no call): `longest + 8 ≤ ROOM`.
             for c in 0..group.len() {
-                rows[c][lens[c]..longest].fill(0);
-                xs[c][lens[c]..longest].fill(0.0);
+                let mut l = lens[c];
+                while l < longest {
+                    rows[c][l..l + 8].fill(0);
+                    xs[c][l..l + 8].fill(0.0);
+                    l += 8;
+                }
             }
             let out = &mut hs[start * padded..(start + group.len()) * padded];
             // SAFETY: `forward_base_boards` asserted `batch_available`, i.e.
             // that this CPU has AVX2 (checked at run time), the only
-            // requirement of the `target_feature` function.
+            // requirement of the `target_feature` functions; `wide` only
+            // where it has AVX-512F.
             unsafe {
-                match group.len() {
-                    4 => list_sums::<4>(net, &rows, &xs, longest, out),
-                    3 => list_sums::<3>(net, &rows, &xs, longest, out),
-                    2 => list_sums::<2>(net, &rows, &xs, longest, out),
-                    _ => list_sums::<1>(net, &rows, &xs, longest, out),
+                match (wide, group.len()) {
+                    (true, 4) => list_sums_512::<4>(net, &rows, &xs, longest, out),
+                    (true, 3) => list_sums_512::<3>(net, &rows, &xs, longest, out),
+                    (true, 2) => list_sums_512::<2>(net, &rows, &xs, longest, out),
+                    (true, _) => list_sums_512::<1>(net, &rows, &xs, longest, out),
+                    (false, 4) => list_sums::<4>(net, &rows, &xs, longest, out),
+                    (false, 3) => list_sums::<3>(net, &rows, &xs, longest, out),
+                    (false, 2) => list_sums::<2>(net, &rows, &xs, longest, out),
+                    (false, _) => list_sums::<1>(net, &rows, &xs, longest, out),
                 }
             }
         }
@@ -575,8 +592,8 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     unsafe fn list_sums<const G: usize>(
         net: &Net,
-        rows: &[[u16; crate::inputs::MAX_BASE_NONZERO + 4]; GROUP],
-        xs: &[[f32; crate::inputs::MAX_BASE_NONZERO + 4]; GROUP],
+        rows: &[[u16; LIST_ROOM]; GROUP],
+        xs: &[[f32; LIST_ROOM]; GROUP],
         len: usize,
         out: &mut [f32],
     ) {
@@ -610,6 +627,46 @@ mod avx2 {
                 let dst = &mut out[at..at + BLOCK_UNITS];
                 _mm256_storeu_ps(dst.as_mut_ptr(), a[0]);
                 _mm256_storeu_ps(dst[8..].as_mut_ptr(), a[1]);
+            }
+        }
+    }
+
+    /// [`list_sums`] with AVX-512F: a block's 16 sums of a vector in one
+    /// register. The same operations in the same order, so the same bits.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F.
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn list_sums_512<const G: usize>(
+        net: &Net,
+        rows: &[[u16; LIST_ROOM]; GROUP],
+        xs: &[[f32; LIST_ROOM]; GROUP],
+        len: usize,
+        out: &mut [f32],
+    ) {
+        use std::arch::x86_64::*;
+        let (n_in, padded) = (net.inputs(), net.padded_hidden());
+        let blocked = net.blocked_hidden_weights();
+        assert!(G <= GROUP && out.len() == G * padded && len <= rows[0].len());
+        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
+        assert!(rows[..G]
+            .iter()
+            .all(|r| r[..len].iter().all(|&i| usize::from(i) < n_in)));
+        for b in 0..padded / BLOCK_UNITS {
+            // SAFETY (every load and store below): as in `list_sums`.
+            let mut acc = [_mm512_loadu_ps(block_bias(net, b).as_ptr()); G];
+            let block = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
+            for k in 0..len {
+                for (c, a) in acc.iter_mut().enumerate() {
+                    let row = block.add(usize::from(rows[c][k]) * BLOCK_UNITS);
+                    let xc = _mm512_set1_ps(xs[c][k]);
+                    *a = _mm512_add_ps(*a, _mm512_mul_ps(_mm512_loadu_ps(row), xc));
+                }
+            }
+            for (c, a) in acc.iter().enumerate() {
+                let at = c * padded + b * BLOCK_UNITS;
+                _mm512_storeu_ps(out[at..at + BLOCK_UNITS].as_mut_ptr(), *a);
             }
         }
     }
