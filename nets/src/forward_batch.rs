@@ -584,6 +584,26 @@ mod avx2 {
         }
     }
 
+    /// Checks what [`list_sums`] and [`list_sums_512`] rely on: `G` lists
+    /// of `len` rows, every row below the net's inputs, `out` holding `G`
+    /// padded vectors and the blocked weights their full length. Returns
+    /// the net's inputs, padded hidden units and blocked weights.
+    fn checked_lists<'a, const G: usize>(
+        net: &'a Net,
+        rows: &[[u16; LIST_ROOM]; GROUP],
+        len: usize,
+        out: &[f32],
+    ) -> (usize, usize, &'a [f32]) {
+        let (n_in, padded) = (net.inputs(), net.padded_hidden());
+        let blocked = net.blocked_hidden_weights();
+        assert!(G <= GROUP && out.len() == G * padded && len <= rows[0].len());
+        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
+        assert!(rows[..G]
+            .iter()
+            .all(|r| r[..len].iter().all(|&i| usize::from(i) < n_in)));
+        (n_in, padded, blocked)
+    }
+
     /// The sums of `G` vectors given as lists of (input, value), the first
     /// `len` entries of `rows[c]` and `xs[c]`, block by block; each unit
     /// adds the entries of a list in its order, as [`block_sums`] adds its
@@ -597,13 +617,7 @@ mod avx2 {
         len: usize,
         out: &mut [f32],
     ) {
-        let (n_in, padded) = (net.inputs(), net.padded_hidden());
-        let blocked = net.blocked_hidden_weights();
-        assert!(G <= GROUP && out.len() == G * padded && len <= rows[0].len());
-        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
-        assert!(rows[..G]
-            .iter()
-            .all(|r| r[..len].iter().all(|&i| usize::from(i) < n_in)));
+        let (n_in, padded, blocked) = checked_lists::<G>(net, rows, len, out);
         for b in 0..padded / BLOCK_UNITS {
             let bias = block_bias(net, b);
             // SAFETY (every load and store below): `bias` and `dst` are 16
@@ -646,13 +660,7 @@ mod avx2 {
         out: &mut [f32],
     ) {
         use std::arch::x86_64::*;
-        let (n_in, padded) = (net.inputs(), net.padded_hidden());
-        let blocked = net.blocked_hidden_weights();
-        assert!(G <= GROUP && out.len() == G * padded && len <= rows[0].len());
-        assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
-        assert!(rows[..G]
-            .iter()
-            .all(|r| r[..len].iter().all(|&i| usize::from(i) < n_in)));
+        let (n_in, padded, blocked) = checked_lists::<G>(net, rows, len, out);
         for b in 0..padded / BLOCK_UNITS {
             // SAFETY (every load and store below): as in `list_sums`.
             let mut acc = [_mm512_loadu_ps(block_bias(net, b).as_ptr()); G];
