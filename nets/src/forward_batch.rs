@@ -438,9 +438,6 @@ mod avx2 {
         runs: Vec<Run>,
         /// Each group's size, union length and number of runs.
         sizes: Vec<(usize, usize, usize)>,
-        /// Scratch of [`Groups::push`]: bit `k` set if every input of the
-        /// union's row `k` is 0 or 1 ([`union_of_nonzero`]).
-        exact: ExactBits,
     }
 
     /// A run of a group's union: where it ends, and whether every input of
@@ -467,7 +464,6 @@ mod avx2 {
             inputs: vec![0.0; SPAN * INPUTS],
             runs: vec![(0, false); SPAN * ROWS],
             sizes: Vec::with_capacity(SPAN),
-            exact: [0; EXACT_WORDS],
         });
     }
 
@@ -483,30 +479,20 @@ mod avx2 {
             assert!(group.len() == g * n_in && self.sizes.len() < SPAN);
             let i = self.sizes.len();
             let rows = &mut self.rows[i * ROWS..(i + 1) * ROWS];
-            let exact = &mut self.exact;
+            // Bit `k` set if every input of the union's row `k` is 0 or 1.
+            let mut exact: ExactBits = [0; EXACT_WORDS];
             let xs = &mut self.inputs[i * INPUTS..(i + 1) * INPUTS];
             // SAFETY: AVX2 is enabled in this function; `rows` and each
             // vector's room in `xs` have the `n_in + 8` entries
             // `union_of_nonzero` needs, and `group` the `g` vectors it reads
             // (asserted).
-            let len = unsafe {
-                match (with_runs, g) {
-                    (true, 4) => union_of_nonzero::<4, true>(group, n_in, rows, exact, xs),
-                    (true, 3) => union_of_nonzero::<3, true>(group, n_in, rows, exact, xs),
-                    (true, 2) => union_of_nonzero::<2, true>(group, n_in, rows, exact, xs),
-                    (true, _) => union_of_nonzero::<1, true>(group, n_in, rows, exact, xs),
-                    (false, 4) => union_of_nonzero::<4, false>(group, n_in, rows, exact, xs),
-                    (false, 3) => union_of_nonzero::<3, false>(group, n_in, rows, exact, xs),
-                    (false, 2) => union_of_nonzero::<2, false>(group, n_in, rows, exact, xs),
-                    (false, _) => union_of_nonzero::<1, false>(group, n_in, rows, exact, xs),
-                }
-            };
+            let len = unsafe { union_of_group(group, n_in, g, with_runs, rows, &mut exact, xs) };
             let union = &rows[..len];
             // `block_sums` relies on it: every row is one of `n_in` inputs.
             assert!(union.iter().all(|&r| usize::from(r) < n_in));
             let runs = &mut self.runs[i * ROWS..(i + 1) * ROWS];
             let n_runs = if with_runs && len > 0 {
-                runs_of(exact, len, runs)
+                runs_of(&exact, len, runs)
             } else {
                 0
             };
@@ -543,10 +529,9 @@ mod avx2 {
         wide: bool,
     ) {
         use crate::inputs::base_nonzero;
-        const ROOM: usize = LIST_ROOM;
         let padded = net.padded_hidden();
-        let mut rows = [[0u16; ROOM]; GROUP];
-        let mut xs = [[0f32; ROOM]; GROUP];
+        let mut rows = [[0u16; LIST_ROOM]; GROUP];
+        let mut xs = [[0f32; LIST_ROOM]; GROUP];
         for (start, group) in (0..).step_by(GROUP).zip(which.chunks(GROUP)) {
             let mut longest = 0;
             let mut lens = [0usize; GROUP];
@@ -555,7 +540,7 @@ mod avx2 {
                 longest = longest.max(lens[c]);
             }
             // Padded with zeros to the longest, eight entries at a time (a
-            // few stores, no call): `longest + 8 ≤ ROOM`.
+            // few stores, no call): `longest + 8 ≤ LIST_ROOM`.
             for c in 0..group.len() {
                 let mut l = lens[c];
                 while l < longest {
@@ -708,6 +693,34 @@ mod avx2 {
         }
         runs[n_runs] = (len as u16, current);
         n_runs + 1
+    }
+
+    /// [`union_of_nonzero`] for a group of `g` vectors (1 to 4), with the
+    /// exact-row bits if `with_exact`.
+    ///
+    /// # Safety
+    /// As [`union_of_nonzero`].
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn union_of_group(
+        group: &[f32],
+        n_in: usize,
+        g: usize,
+        with_exact: bool,
+        rows: &mut [u16],
+        exact: &mut ExactBits,
+        xs: &mut [f32],
+    ) -> usize {
+        match (with_exact, g) {
+            (true, 4) => union_of_nonzero::<4, true>(group, n_in, rows, exact, xs),
+            (true, 3) => union_of_nonzero::<3, true>(group, n_in, rows, exact, xs),
+            (true, 2) => union_of_nonzero::<2, true>(group, n_in, rows, exact, xs),
+            (true, _) => union_of_nonzero::<1, true>(group, n_in, rows, exact, xs),
+            (false, 4) => union_of_nonzero::<4, false>(group, n_in, rows, exact, xs),
+            (false, 3) => union_of_nonzero::<3, false>(group, n_in, rows, exact, xs),
+            (false, 2) => union_of_nonzero::<2, false>(group, n_in, rows, exact, xs),
+            (false, _) => union_of_nonzero::<1, false>(group, n_in, rows, exact, xs),
+        }
     }
 
     /// Writes to `rows` the indices, in order, of the inputs that are not
@@ -1007,20 +1020,7 @@ mod avx2 {
                 // SAFETY: AVX2 was detected; the buffers have the room
                 // `union_of_nonzero` asserts.
                 let len = unsafe {
-                    match g {
-                        4 => union_of_nonzero::<4, true>(
-                            &group, n_in, &mut rows, &mut exact, &mut xs,
-                        ),
-                        3 => union_of_nonzero::<3, true>(
-                            &group, n_in, &mut rows, &mut exact, &mut xs,
-                        ),
-                        2 => union_of_nonzero::<2, true>(
-                            &group, n_in, &mut rows, &mut exact, &mut xs,
-                        ),
-                        _ => union_of_nonzero::<1, true>(
-                            &group, n_in, &mut rows, &mut exact, &mut xs,
-                        ),
-                    }
+                    union_of_group(&group, n_in, g, true, &mut rows, &mut exact, &mut xs)
                 };
                 let value = |c: usize, r: usize| group[c * n_in + r];
                 let want: Vec<usize> = (0..n_in)
