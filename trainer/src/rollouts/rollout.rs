@@ -10,6 +10,8 @@ use board::{cubeless_equity, eval_over, invert, Board, Dice, Probabilities, Vari
 use nets::{Class, Evaluator, Scratch};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// What a rollout does.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -82,14 +84,83 @@ fn roll_of(index: u8) -> (u8, u8) {
     (index / 6 + 1, index % 6 + 1)
 }
 
+/// One turn of a trial: the mover's luck for the roll (with variance
+/// reduction), from its own side, and the position after its move (the
+/// position itself when the roll has no legal move), before the sides
+/// swap.
+#[derive(Clone, Copy)]
+struct Turn {
+    luck: Option<Probabilities>,
+    after: Board,
+}
+
+/// Plays `roll` in `board` (not over, not truncated) as a trial does.
+fn play_turn(
+    eval: &Evaluator,
+    board: &Board,
+    (d0, d1): (u8, u8),
+    settings: &RolloutSettings,
+    s: &mut Scratch,
+) -> Turn {
+    // The 0-ply best move of the roll, when variance reduction found it.
+    let mut known = None;
+    let mut luck = None;
+    if settings.variance_reduction {
+        let (d, best) = roll_luck(eval, board, (d0, d1), s);
+        known = best.filter(|_| settings.plies == 0);
+        luck = Some(d);
+    }
+    let after = match known {
+        Some(after) => after,
+        None => eval
+            .best_move_plied(board, d0, d1, settings.plies, false, s)
+            .unwrap_or(*board),
+    };
+    Turn { luck, after }
+}
+
+/// The turns of a rollout's first two plies, each played once. Every trial
+/// starts from the same position and takes its first two rolls from the 36
+/// (so 36 first turns, and at most 36 second turns after each first), and
+/// a turn is a function of its position and its roll alone (dice order
+/// included: it orders equal moves), so sharing one changes no bit.
+#[derive(Default)]
+struct OpeningTurns(Mutex<HashMap<(Board, u8, u8), Turn>>);
+
+impl OpeningTurns {
+    /// The turn of `roll` in `board`, played now if no trial played it yet.
+    fn turn(
+        &self,
+        eval: &Evaluator,
+        board: &Board,
+        roll: (u8, u8),
+        settings: &RolloutSettings,
+        s: &mut Scratch,
+    ) -> Turn {
+        let key = (*board, roll.0, roll.1);
+        let known = self.0.lock().map(|m| m.get(&key).copied());
+        // A poisoned lock only means another trial panicked; play the turn.
+        if let Ok(Some(turn)) = known {
+            return turn;
+        }
+        let turn = play_turn(eval, board, roll, settings, s);
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key, turn);
+        }
+        turn
+    }
+}
+
 /// The outcome of one trial for the side on roll in `start`: the first
-/// two rolls are `opening`, the later ones come from `later`.
+/// two rolls are `opening`, the later ones come from `later`. Its first
+/// two turns come from `openings` when given.
 fn trial(
     eval: &Evaluator,
     start: &Board,
     settings: &RolloutSettings,
     opening: [(u8, u8); 2],
     later: &mut Dice,
+    openings: Option<&OpeningTurns>,
     s: &mut Scratch,
 ) -> Probabilities {
     let mut board = *start;
@@ -110,15 +181,15 @@ fn trial(
         if settings.truncate && class.is_exact() {
             return result(view(eval.evaluate(&board, s).outputs, flipped), &luck);
         }
-        let (d0, d1) = match turn {
+        let roll = match turn {
             0 | 1 => opening[turn as usize],
             _ => later.roll(),
         };
-        // The 0-ply best move of the roll, when variance reduction found it.
-        let mut known = None;
-        if settings.variance_reduction {
-            let (d, best) = roll_luck(eval, &board, (d0, d1), s);
-            known = best.filter(|_| settings.plies == 0);
+        let played = match openings {
+            Some(o) if turn < 2 => o.turn(eval, &board, roll, settings, s),
+            _ => play_turn(eval, &board, roll, settings, s),
+        };
+        if let Some(d) = played.luck {
             // Differences of probabilities change sides without the
             // constant of `invert`: win ↔ −win, gammons swap.
             let d = if flipped {
@@ -130,12 +201,7 @@ fn trial(
                 *l += v;
             }
         }
-        let after = match known {
-            Some(after) => after,
-            None => eval
-                .best_move_plied(&board, d0, d1, settings.plies, false, s)
-                .unwrap_or(board),
-        };
+        let after = played.after;
         if let Some(p) = eval_over(&after, Variant::Standard) {
             return result(view(p, flipped), &luck);
         }
@@ -199,6 +265,17 @@ const TRIAL_CHUNK: u32 = 4096;
 /// Rolls out `board` (`sides[1]` on roll): `settings.trials` trials, in
 /// parallel (a chunk at a time), summed in trial order.
 pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> RolloutResult {
+    rollout_with(eval, board, settings, Some(&OpeningTurns::default()))
+}
+
+/// [`rollout`], its trials' first two turns shared through `openings` if
+/// given, else each played by its own trial.
+fn rollout_with(
+    eval: &Evaluator,
+    board: &Board,
+    settings: &RolloutSettings,
+    openings: Option<&OpeningTurns>,
+) -> RolloutResult {
     let key = board.id_bytes();
     let orders = roll_orders(settings.seed, &key);
     let w = key_words(&key);
@@ -215,7 +292,15 @@ pub fn rollout(eval: &Evaluator, board: &Board, settings: &RolloutSettings) -> R
                     let first = roll_of(orders[0][(t % 36) as usize]);
                     let second = roll_of(orders[1][((t / 36) % 36) as usize]);
                     let mut later = keyed::dice(seed, &[w[0], w[1], w[2], t, LATER_TAG]);
-                    trial(eval, board, settings, [first, second], &mut later, s)
+                    trial(
+                        eval,
+                        board,
+                        settings,
+                        [first, second],
+                        &mut later,
+                        openings,
+                        s,
+                    )
                 },
             )
             .collect();
@@ -308,6 +393,54 @@ mod tests {
         }
         for class in [Class::Contact, Class::Crashed, Class::Race] {
             assert!(classes.contains(&class), "{classes:?}");
+        }
+    }
+
+    /// A rollout whose trials share their first two turns has the bits of
+    /// one whose trials play every turn, with and without variance
+    /// reduction, in contact and race; and the sharing is real: far fewer
+    /// turns are played than the trials' first two.
+    #[test]
+    fn shared_opening_turns_change_no_bit() {
+        let nets = nets::weights::load(crate::defaults::GNUBG_WEIGHTS.as_ref()).unwrap();
+        let bearoff = nets::BearoffDatabases::open(&[test_support::GNUBG_OS0]).unwrap();
+        let eval = Evaluator::new(nets, bearoff, nets::Arithmetic::GnubgFastMath).unwrap();
+        let trials = 108;
+        for (id, variance_reduction) in [
+            ("4HPwATDgc/ABMA", false),
+            ("MU/wATDgc+EBYA", true),
+            ("2O4DAAA/4AAAAA", false),
+        ] {
+            let board = Board::from_position_id(id).unwrap();
+            let settings = RolloutSettings {
+                trials,
+                plies: 0,
+                seed: 7,
+                truncate: false,
+                variance_reduction,
+                weights_md5: String::new(),
+                evaluator: crate::evaluator_args::EvaluatorId::of(&eval).unwrap(),
+            };
+            let openings = OpeningTurns::default();
+            let shared = rollout_with(&eval, &board, &settings, Some(&openings));
+            let alone = rollout_with(&eval, &board, &settings, None);
+            let bits = |r: &RolloutResult| {
+                let mut v: Vec<u32> = r
+                    .mean
+                    .iter()
+                    .chain(&r.std_error)
+                    .map(|x| x.to_bits())
+                    .collect();
+                v.extend([r.equity.to_bits(), r.equity_std_error.to_bits()]);
+                v
+            };
+            assert_eq!(bits(&shared), bits(&alone), "{id}");
+            // 36 first turns and at most 36 second turns after each.
+            let played = openings.0.lock().unwrap().len();
+            assert!(
+                played <= 36 + 108 && played > 36,
+                "{id}: {played} turns played"
+            );
         }
     }
 
