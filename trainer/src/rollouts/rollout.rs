@@ -406,6 +406,8 @@ mod tests {
         let bearoff = nets::BearoffDatabases::open(&[test_support::GNUBG_OS0]).unwrap();
         let eval = Evaluator::new(nets, bearoff, nets::Arithmetic::GnubgFastMath).unwrap();
         let trials = 108;
+        // Part of the settings only: the rollout itself never reads it.
+        let evaluator = crate::evaluator_args::EvaluatorId::of(&eval).unwrap();
         for (id, variance_reduction) in [
             ("4HPwATDgc/ABMA", false),
             ("MU/wATDgc+EBYA", true),
@@ -419,7 +421,7 @@ mod tests {
                 truncate: false,
                 variance_reduction,
                 weights_md5: String::new(),
-                evaluator: crate::evaluator_args::EvaluatorId::of(&eval).unwrap(),
+                evaluator: evaluator.clone(),
             };
             let openings = OpeningTurns::default();
             let shared = rollout_with(&eval, &board, &settings, Some(&openings));
@@ -438,7 +440,7 @@ mod tests {
             // 36 first turns and at most 36 second turns after each.
             let played = openings.0.lock().unwrap().len();
             assert!(
-                played <= 36 + 108 && played > 36,
+                played <= 36 + trials as usize && played > 36,
                 "{id}: {played} turns played"
             );
         }
