@@ -221,10 +221,10 @@ mod avx2 {
     use crate::forward::{BIT_COUNTS, SET_BITS};
     use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
-        __m256, _mm256_add_ps, _mm256_and_ps, _mm256_broadcast_ss, _mm256_cmp_ps,
-        _mm256_cvtepu16_epi32, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps,
-        _mm256_permutevar8x32_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps,
-        _mm_add_epi16, _mm_loadu_si128, _mm_set1_epi16, _mm_storeu_si128, _CMP_NEQ_UQ,
+        __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_cvtepu16_epi32,
+        _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_permutevar8x32_ps,
+        _mm256_setzero_ps, _mm256_storeu_ps, _mm_add_epi16, _mm_loadu_si128, _mm_set1_epi16,
+        _mm_storeu_si128, _CMP_NEQ_UQ,
     };
 
     #[allow(unsafe_code)]
@@ -444,15 +444,16 @@ mod avx2 {
     /// its rows is 0 or 1.
     type Run = (u16, bool);
 
-    /// Words of a union's exact-row bits: a bit for every input, and the
-    /// 8 past the last that [`union_of_nonzero`] may write.
+    /// Words of a union's exact-row bits: a bit for every row of its room,
+    /// and a word more than its inputs fill (where the bits
+    /// [`union_of_nonzero_512`] appends cross into it).
     const EXACT_WORDS: usize = ROWS.div_ceil(64);
     /// A union's exact-row bits, row `k` at bit `k % 64` of word `k / 64`.
     type ExactBits = [u64; EXACT_WORDS];
 
-    /// Room of a group's union: every input, and the 8 entries past the
-    /// last that [`union_of_nonzero`] may write.
-    const ROWS: usize = crate::inputs::MAX_INPUTS + 8;
+    /// Room of a group's union: every input, and the 16 entries past the
+    /// last that [`union_of_nonzero_512`] may write.
+    const ROWS: usize = crate::inputs::MAX_INPUTS + 16;
     /// Room of a group's inputs: a union's room for each vector.
     const INPUTS: usize = GROUP * ROWS;
 
@@ -488,8 +489,10 @@ mod avx2 {
             // (asserted).
             let len = unsafe { union_of_group(group, n_in, g, with_runs, rows, &mut exact, xs) };
             let union = &rows[..len];
-            // `block_sums` relies on it: every row is one of `n_in` inputs.
-            assert!(union.iter().all(|&r| usize::from(r) < n_in));
+            // `block_sums` relies on it: every row is one of `n_in` inputs
+            // (the largest found without a branch per row).
+            let largest = union.iter().fold(0, |m, &r| m.max(r));
+            assert!(union.is_empty() || usize::from(largest) < n_in);
             let runs = &mut self.runs[i * ROWS..(i + 1) * ROWS];
             let n_runs = if with_runs && len > 0 {
                 runs_of(&exact, len, runs)
@@ -695,31 +698,37 @@ mod avx2 {
         n_runs + 1
     }
 
-    /// [`union_of_nonzero`] for a group of `g` vectors (1 to 4), with the
-    /// exact-row bits if `with_exact`.
+    /// The union of a group of `g` vectors (1 to 4): with `wide` (the CPU
+    /// has AVX-512F) by [`union_of_nonzero_512`], with the exact-row bits,
+    /// else by [`union_of_nonzero`], without them (the AVX2 kernel reads
+    /// no runs).
     ///
     /// # Safety
-    /// As [`union_of_nonzero`].
+    /// The CPU must support AVX2, and AVX-512F if `wide`.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
     unsafe fn union_of_group(
         group: &[f32],
         n_in: usize,
         g: usize,
-        with_exact: bool,
+        wide: bool,
         rows: &mut [u16],
         exact: &mut ExactBits,
         xs: &mut [f32],
     ) -> usize {
-        match (with_exact, g) {
-            (true, 4) => union_of_nonzero::<4, true>(group, n_in, rows, exact, xs),
-            (true, 3) => union_of_nonzero::<3, true>(group, n_in, rows, exact, xs),
-            (true, 2) => union_of_nonzero::<2, true>(group, n_in, rows, exact, xs),
-            (true, _) => union_of_nonzero::<1, true>(group, n_in, rows, exact, xs),
-            (false, 4) => union_of_nonzero::<4, false>(group, n_in, rows, exact, xs),
-            (false, 3) => union_of_nonzero::<3, false>(group, n_in, rows, exact, xs),
-            (false, 2) => union_of_nonzero::<2, false>(group, n_in, rows, exact, xs),
-            (false, _) => union_of_nonzero::<1, false>(group, n_in, rows, exact, xs),
+        // SAFETY: AVX2 is enabled in this function, AVX-512F is there
+        // where `wide` (the caller's guarantee).
+        unsafe {
+            match (wide, g) {
+                (true, 4) => union_of_nonzero_512::<4>(group, n_in, rows, exact, xs),
+                (true, 3) => union_of_nonzero_512::<3>(group, n_in, rows, exact, xs),
+                (true, 2) => union_of_nonzero_512::<2>(group, n_in, rows, exact, xs),
+                (true, _) => union_of_nonzero_512::<1>(group, n_in, rows, exact, xs),
+                (false, 4) => union_of_nonzero::<4>(group, n_in, rows, xs),
+                (false, 3) => union_of_nonzero::<3>(group, n_in, rows, xs),
+                (false, 2) => union_of_nonzero::<2>(group, n_in, rows, xs),
+                (false, _) => union_of_nonzero::<1>(group, n_in, rows, xs),
+            }
         }
     }
 
@@ -731,41 +740,23 @@ mod avx2 {
     /// from [`SET_BITS`] in one 16-byte store, and each vector's values at
     /// those indices packed by one permute into one 32-byte store (no
     /// branch per index). `rows` and each vector's room in `xs` need 8
-    /// entries past the last one written. With `EXACT`, also sets bit `k`
-    /// of `exact` where every vector's input at row `rows[k]` is 0 or 1
-    /// (else clears it; NaN is neither), for every row `k` listed.
+    /// entries past the last one written.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn union_of_nonzero<const G: usize, const EXACT: bool>(
+    unsafe fn union_of_nonzero<const G: usize>(
         group: &[f32],
         n_in: usize,
         rows: &mut [u16],
-        exact: &mut ExactBits,
         xs: &mut [f32],
     ) -> usize {
         assert!(group.len() >= G * n_in && rows.len() >= n_in + 8);
         assert!(n_in + 8 <= ROWS && xs.len() >= G * ROWS);
         let zero = _mm256_setzero_ps();
-        let one = _mm256_set1_ps(1.0);
         let mut len = 0;
         let mut r = 0;
         let base = group.as_ptr();
-        if EXACT {
-            *exact = [0; EXACT_WORDS];
-        }
-        // Appends the exact-row bits `e` of `n` (at most 8) rows at row
-        // `len`: `len < n_in + 8 ≤ ROWS`, so word `len / 64 + 1` exists
-        // where the bits cross into it.
-        let mut append = |len: usize, e: u64| {
-            let (w, off) = (len / 64, len % 64);
-            exact[w] |= e << off;
-            if off > 56 {
-                exact[w + 1] |= e >> (64 - off);
-            }
-        };
         while r + 8 <= n_in {
             let mut bits = 0u32;
-            let mut odd = _mm256_setzero_ps();
             // SAFETY: the 8 floats at `c·n_in + r` lie inside `group`
             // (`r + 8 ≤ n_in`, `c < G`, asserted length); unaligned loads.
             let mut v = [zero; G];
@@ -776,10 +767,6 @@ mod avx2 {
                 // Unordered not-equal: NaN counts as non-zero, as `!= 0.0`.
                 let nonzero = _mm256_cmp_ps::<_CMP_NEQ_UQ>(v, zero);
                 bits |= _mm256_movemask_ps(nonzero) as u32;
-                if EXACT {
-                    let not_one = _mm256_cmp_ps::<_CMP_NEQ_UQ>(v, one);
-                    odd = _mm256_or_ps(odd, _mm256_and_ps(nonzero, not_one));
-                }
             }
             // SAFETY: an entry of SET_BITS is 16 readable bytes.
             let lanes = _mm_loadu_si128(SET_BITS[bits as usize].as_ptr().cast());
@@ -794,13 +781,7 @@ mod avx2 {
                 let packed = _mm256_permutevar8x32_ps(v, lanes);
                 _mm256_storeu_ps(xs.as_mut_ptr().add(c * ROWS + len), packed);
             }
-            let n = BIT_COUNTS[bits as usize];
-            if EXACT {
-                // The listed rows' flags, packed as their inputs were.
-                let odd = _mm256_movemask_ps(_mm256_permutevar8x32_ps(odd, lanes)) as u64;
-                append(len, !odd & ((1 << n) - 1));
-            }
-            len += usize::from(n);
+            len += usize::from(BIT_COUNTS[bits as usize]);
             r += 8;
         }
         for r in r..n_in {
@@ -808,15 +789,91 @@ mod avx2 {
             for c in 0..G {
                 xs[c * ROWS + len] = group[c * n_in + r];
             }
-            let listed = (0..G).any(|c| group[c * n_in + r] != 0.0);
-            if EXACT && listed {
-                let zero_or_one = |v: f32| v == 0.0 || v == 1.0;
-                append(
-                    len,
-                    u64::from((0..G).all(|c| zero_or_one(group[c * n_in + r]))),
-                );
+            len += usize::from((0..G).any(|c| group[c * n_in + r] != 0.0));
+        }
+        len
+    }
+
+    /// [`union_of_nonzero`] with AVX-512F, sixteen inputs at a time and the
+    /// last few under a mask, also setting bit `k` of `exact` where every
+    /// vector's input at row `rows[k]` is 0 or 1 (else clearing it; NaN is
+    /// neither), for every row `k` listed. Per sixteen inputs: a compare
+    /// per vector into a mask, their union, then one compress of the
+    /// indices (narrowed to 16 bits), one of each vector's values and one
+    /// of the rows' flags, each a single store (no branch per index).
+    /// `rows` and each vector's room in `xs` need 16 entries past the last
+    /// one written.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F.
+    #[allow(unsafe_code)]
+    #[target_feature(enable = "avx2,avx512f")]
+    unsafe fn union_of_nonzero_512<const G: usize>(
+        group: &[f32],
+        n_in: usize,
+        rows: &mut [u16],
+        exact: &mut ExactBits,
+        xs: &mut [f32],
+    ) -> usize {
+        use std::arch::x86_64::*;
+        assert!(group.len() >= G * n_in && rows.len() >= n_in + 16);
+        assert!(n_in + 16 <= ROWS && xs.len() >= G * ROWS);
+        assert!(n_in <= 64 * (EXACT_WORDS - 1));
+        let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
+        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        *exact = [0; EXACT_WORDS];
+        let base = group.as_ptr();
+        let mut len = 0;
+        let mut r = 0;
+        while r < n_in {
+            // The inputs left, at most 16: a lane past the last loads 0,
+            // so it is never listed.
+            let live: __mmask16 = if n_in - r >= 16 {
+                0xFFFF
+            } else {
+                (1 << (n_in - r)) - 1
+            };
+            // SAFETY: the live lanes at `c·n_in + r` lie inside `group`
+            // (`r + lane < n_in`, `c < G`, asserted length); a masked load
+            // touches no other memory.
+            let v: [__m512; G] = std::array::from_fn(|c| unsafe {
+                _mm512_maskz_loadu_ps(live, base.add(c * n_in + r))
+            });
+            let (mut listed, mut inexact): (__mmask16, __mmask16) = (0, 0);
+            for v in v {
+                // Unordered not-equal: NaN counts as non-zero (as `!= 0.0`)
+                // and as not one.
+                let nonzero = _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(v, zero);
+                listed |= nonzero;
+                inexact |= _mm512_mask_cmp_ps_mask::<_CMP_NEQ_UQ>(nonzero, v, one);
             }
-            len += usize::from(listed);
+            let at = _mm512_add_epi32(iota, _mm512_set1_epi32(r as i32));
+            let at = _mm512_cvtepi32_epi16(_mm512_maskz_compress_epi32(listed, at));
+            // SAFETY: `len ≤ r` (at most one index per input so far) and
+            // `r < n_in`, so the 16 entries at `len` lie inside `rows`
+            // (asserted `n_in + 16` long) and inside each vector's `ROWS`
+            // in `xs` (`n_in + 16 ≤ ROWS`, asserted); unaligned stores.
+            _mm256_storeu_si256(rows.as_mut_ptr().add(len).cast(), at);
+            for (c, v) in v.into_iter().enumerate() {
+                let packed = _mm512_maskz_compress_ps(listed, v);
+                _mm512_storeu_ps(xs.as_mut_ptr().add(c * ROWS + len), packed);
+            }
+            // The listed rows' flags, packed as their inputs were.
+            let flags = _mm512_maskz_compress_epi32(
+                listed,
+                _mm512_maskz_mov_epi32(inexact, _mm512_set1_epi32(-1)),
+            );
+            let n = listed.count_ones() as usize;
+            let bits = u64::from(!_mm512_test_epi32_mask(flags, flags)) & ((1 << n) - 1);
+            // `len < n_in ≤ 64·(EXACT_WORDS − 1)`, so word `len / 64 + 1`
+            // exists where the bits cross into it.
+            let (w, off) = (len / 64, len % 64);
+            exact[w] |= bits << off;
+            if off > 48 {
+                exact[w + 1] |= bits >> (64 - off);
+            }
+            len += n;
+            r += 16;
         }
         len
     }
@@ -995,19 +1052,25 @@ mod avx2 {
     mod tests {
         use super::*;
 
-        /// The union's rows, their inputs and their exact-row bits, and
-        /// the runs cut from those bits, against the plain definitions, on
-        /// groups of 1 to 4 sparse vectors of 250 and of 214 inputs.
+        /// The union's rows, their inputs and (with AVX-512F) their
+        /// exact-row bits, and the runs cut from those bits, against the
+        /// plain definitions, on groups of 1 to 4 sparse vectors of 250 and
+        /// of 214 inputs, by both kernels where the CPU has them.
         #[test]
         #[allow(unsafe_code)]
         fn unions_and_runs_follow_their_definitions() {
             if !crate::cpu::has_avx2() {
                 return;
             }
+            let widths: Vec<bool> = [false, true]
+                .into_iter()
+                .filter(|&wide| !wide || crate::cpu::has_avx512())
+                .collect();
             let mut next = crate::test_rng::xorshift(41);
-            for round in 0..400 {
-                let n_in = if round % 2 == 0 { 250 } else { 214 };
-                let g = 1 + round % GROUP;
+            for round in 0..800 {
+                let wide = widths[round % widths.len()];
+                let n_in = if round / 2 % 2 == 0 { 250 } else { 214 };
+                let g = 1 + round / 4 % GROUP;
                 let group: Vec<f32> = (0..g * n_in)
                     .map(|_| match next() % 10 {
                         0 | 1 => 1.0,
@@ -1017,10 +1080,10 @@ mod avx2 {
                     .collect();
                 let (mut rows, mut exact) = (vec![0u16; ROWS], [0u64; EXACT_WORDS]);
                 let mut xs = vec![0f32; GROUP * ROWS];
-                // SAFETY: AVX2 was detected; the buffers have the room
-                // `union_of_nonzero` asserts.
+                // SAFETY: AVX2 was detected, and AVX-512F where `wide`; the
+                // buffers have the room the kernels assert.
                 let len = unsafe {
-                    union_of_group(&group, n_in, g, true, &mut rows, &mut exact, &mut xs)
+                    union_of_group(&group, n_in, g, wide, &mut rows, &mut exact, &mut xs)
                 };
                 let value = |c: usize, r: usize| group[c * n_in + r];
                 let want: Vec<usize> = (0..n_in)
@@ -1034,9 +1097,18 @@ mod avx2 {
                         assert_eq!(xs[c * ROWS + k].to_bits(), value(c, r).to_bits());
                     }
                     let is_exact = (0..g).all(|c| value(c, r) == 0.0 || value(c, r) == 1.0);
-                    assert_eq!(exact[k / 64] >> (k % 64) & 1 == 1, is_exact, "row {r}");
+                    if wide {
+                        assert_eq!(exact[k / 64] >> (k % 64) & 1 == 1, is_exact, "row {r}");
+                    }
                     kinds.push(is_exact);
                 }
+                if !wide {
+                    continue;
+                }
+                assert!(
+                    (len..64 * EXACT_WORDS).all(|k| exact[k / 64] >> (k % 64) & 1 == 0),
+                    "a bit past the union"
+                );
                 let mut runs = vec![(0u16, false); ROWS];
                 let n_runs = runs_of(&exact, len, &mut runs);
                 let mut start = 0;
