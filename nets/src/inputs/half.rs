@@ -104,19 +104,21 @@ fn own_features(me: &[u8; 25], mine: Masks, n_opp_back: i32, out: &mut [f32], di
 
     let n_back = highest(mine.occupied);
     out[BACK_CHEQUER] = div.div(n_back as f32, 24.0);
+    let my_made = mine.made & 0x00FF_FFFF;
     // The rearmost made point (not the bar).
-    let anchor = highest(mine.made & 0x00FF_FFFF);
+    let anchor = highest(my_made);
     out[BACK_ANCHOR] = div.div(anchor as f32, 24.0);
-    let forward = (18..=anchor)
-        .find(|&j| me[j as usize] >= 2)
-        .or_else(|| (12..=17).rev().find(|&j| me[j as usize] >= 2))
-        .map(|j| 24 - j);
-    out[FORWARD_ANCHOR] = match forward {
-        Some(n) => div.div(n as f32, 6.0),
-        None => 2.0,
+    // The forward anchor: the lowest made point of 18–23 (none lies above
+    // `anchor`), else the highest of 12–17.
+    let (outer, middle) = (my_made & 0x00FC_0000, my_made & 0x0003_F000);
+    out[FORWARD_ANCHOR] = if outer != 0 {
+        div.div((24 - outer.trailing_zeros()) as f32, 6.0)
+    } else if middle != 0 {
+        div.div((24 - highest(middle)) as f32, 6.0)
+    } else {
+        2.0
     };
 
-    let my_made = mine.made & 0x00FF_FFFF;
     out[BACKESCAPES] = div.div(escapes(my_made, 23 - n_opp_back) as f32, 36.0);
     out[BACKRESCAPES] = div.div(escapes1_made(my_made, 23 - n_opp_back) as f32, 36.0);
 
