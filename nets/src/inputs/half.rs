@@ -221,14 +221,41 @@ fn timing(me: &[u8; 25], counts: Counts, n_opp_back: i32) -> i32 {
 /// sums.
 fn moment2(counts: Counts, total: [i32; 2]) -> i32 {
     let [men, sum] = total;
-    let mean = if men > 0 { (sum + men - 1) / men } else { sum };
+    let mean = if men > 0 {
+        div_small(sum + men - 1, men)
+    } else {
+        sum
+    };
     // Σ c·(i − mean)² over the points beyond the mean.
     let [far, first, second] = counts.above(mean).moments();
     let k = second - 2 * mean * first + mean * mean * far;
     if far > 0 {
-        (k + far - 1) / far
+        div_small(k + far - 1, far)
     } else {
         k
+    }
+}
+
+/// `x / d` for `d ≥ 1`, by a multiplication where `0 ≤ x < 2¹⁶` and
+/// `d < 16` (a side's chequers and its sums: a division takes several
+/// times as long). With `m = ⌈2³²/d⌉ = 2³²/d + ε`, `0 ≤ ε < 1`,
+/// `x·m/2³² = x/d + x·ε/2³²`, whose second term is below `2⁻¹⁶ < 1/d`;
+/// as the fraction of `x/d` is at most `1 − 1/d`, the floor is `x/d`'s.
+#[inline(always)]
+fn div_small(x: i32, d: i32) -> i32 {
+    /// `⌈2³²/d⌉` for `d` from 1 to 15 (entry 0 unused).
+    const RECIPROCALS: [u64; 16] = {
+        let mut t = [0u64; 16];
+        let mut d = 1;
+        while d < 16 {
+            t[d] = ((1u64 << 32) + d as u64 - 1) / d as u64;
+            d += 1;
+        }
+        t
+    };
+    match (u32::try_from(x), usize::try_from(d)) {
+        (Ok(x @ 0..=0xFFFF), Ok(d @ 1..=15)) => ((u64::from(x) * RECIPROCALS[d]) >> 32) as i32,
+        _ => x / d,
     }
 }
 
@@ -305,6 +332,15 @@ mod tests {
                 (me, (next() % 26) as i32 - 1)
             })
             .collect()
+    }
+
+    #[test]
+    fn small_divisions_are_divisions() {
+        for d in 1..40 {
+            for x in (0..70_000).chain([-1, -17, i32::MAX]) {
+                assert_eq!(div_small(x, d), x / d, "{x} / {d}");
+            }
+        }
     }
 
     #[test]
