@@ -248,7 +248,7 @@ fn div_small(x: i32, d: i32) -> i32 {
         let mut t = [0u64; 16];
         let mut d = 1;
         while d < 16 {
-            t[d] = ((1u64 << 32) + d as u64 - 1) / d as u64;
+            t[d] = (1u64 << 32).div_ceil(d as u64);
             d += 1;
         }
         t
