@@ -201,17 +201,15 @@ fn timing(me: &[u8; 25], counts: Counts, n_opp_back: i32) -> i32 {
     let (outer, movable) = counts.timing_outer(n_opp_back);
     let mut t = 24 * m(24) + outer;
     let mut no = m(24) + movable;
+    // Without a branch per point (which points hold more or fewer than
+    // two is unpredictable): a point's spare chequers add to the movable
+    // ones, its missing ones take from them if enough are left.
     for i in (0..6).rev() {
-        if m(i) > 2 {
-            t += i * (m(i) - 2);
-            no += m(i) - 2;
-        } else if m(i) < 2 {
-            let c = 2 - m(i);
-            if no >= c {
-                t -= i * c;
-                no -= c;
-            }
-        }
+        let spare = (m(i) - 2).max(0);
+        let missing = (2 - m(i)).max(0);
+        let filled = if no >= missing { missing } else { 0 };
+        t += i * (spare - filled);
+        no += spare - filled;
     }
     t.max(0)
 }
@@ -389,6 +387,18 @@ mod tests {
                 i -= 1;
             }
             assert_eq!(counts.timing_outer(back), (t, no), "{me:?} {back}");
+            // TIMING's home-board pass, a branch per point.
+            let (mut t, mut no) = (t + 24 * m(24), no + m(24));
+            for i in (0..6).rev() {
+                if m(i) > 2 {
+                    t += i * (m(i) - 2);
+                    no += m(i) - 2;
+                } else if m(i) < 2 && no >= 2 - m(i) {
+                    t -= i * (2 - m(i));
+                    no -= 2 - m(i);
+                }
+            }
+            assert_eq!(timing(&me, counts, back), t.max(0), "{me:?} {back}");
 
             let men: i32 = (0..25).map(m).sum();
             let sum: i32 = (0..25).map(|i| i * m(i)).sum();
