@@ -21,6 +21,8 @@ pub trait Position: Copy {
     fn scan_top(&self) -> usize;
     /// Highest occupied index of the roller, bar included.
     fn highest(&self) -> Option<usize>;
+    /// The roller's occupied indices 0..=23 as bits (bit `i` for index `i`).
+    fn occupied(&self) -> u32;
     /// What [`Position::undo`] needs to take a move back.
     type Undo: Copy;
     /// Moves one chequer from `src` by `die` pips (bearing off below 0,
@@ -52,6 +54,22 @@ impl Position for Board {
     #[inline(always)]
     fn highest(&self) -> Option<usize> {
         self.sides[1].iter().rposition(|&c| c > 0)
+    }
+
+    #[inline(always)]
+    fn occupied(&self) -> u32 {
+        const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let side = &self.sides[1];
+        (0..3).fold(0, |mask, k| {
+            let w = u64::from_le_bytes(side[8 * k..8 * k + 8].try_into().expect("eight bytes"));
+            // A byte's top bit set exactly when the byte is not 0 (its low
+            // seven bits plus 0x7F carry into it, or it was set), no carry
+            // between bytes; then the eight top bits gathered into one byte.
+            let nonzero = ((w & LOW7) + LOW7 | w) & HIGH;
+            let bits = ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+            mask | bits << (8 * k)
+        })
     }
 
     #[inline(always)]
@@ -190,8 +208,14 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
         let highest = pos.highest();
         let mut back = Some(highest.filter(|&h| h <= 5));
         let top = start.min(pos.scan_top()).min(highest.unwrap_or(0));
-        for src in (0..=top).rev() {
-            if pos.count(src) == 0 || !legal(pos, src, d, &mut back) {
+        // The occupied sources from `top` down, from a mask rather than a
+        // test of every point (the board is the same at every step: each
+        // move is taken back before the next).
+        let mut sources = pos.occupied() & (u32::MAX >> (31 - top));
+        while sources != 0 {
+            let src = 31 - sources.leading_zeros() as usize;
+            sources &= !(1 << src);
+            if !legal(pos, src, d, &mut back) {
                 continue;
             }
             let undo = pos.apply(src, d);
