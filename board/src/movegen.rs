@@ -66,7 +66,7 @@ impl Position for Board {
             // A byte's top bit set exactly when the byte is not 0 (its low
             // seven bits plus 0x7F carry into it, or it was set), no carry
             // between bytes; then the eight top bits gathered into one byte.
-            let nonzero = ((w & LOW7) + LOW7 | w) & HIGH;
+            let nonzero = (((w & LOW7) + LOW7) | w) & HIGH;
             let bits = ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
             mask | bits << (8 * k)
         })
