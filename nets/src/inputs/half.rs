@@ -64,7 +64,7 @@ fn half_inputs_in<const RECIPROCAL: bool, const OWN: bool>(me: Side, opp: Side, 
         Division::True
     };
     let (mine, theirs) = (me.masks, opp.masks);
-    let (me, opp) = (me.points, opp.points);
+    let me = me.points;
     if OWN {
         own_features(me, mine, rearmost_against(theirs.occupied), out, div);
     }
@@ -82,7 +82,11 @@ fn half_inputs_in<const RECIPROCAL: bool, const OWN: bool>(me: Side, opp: Side, 
     out[MOBILITY] = div.div(mobility as f32, 3600.0);
 
     out[ENTER] = if me[24] > 0 {
-        div.div(enter_loss(opp, me[24] > 1) as f32, 36.0 * (49.0f32 / 6.0))
+        let closed = (theirs.made & 0x3F) as usize;
+        div.div(
+            i32::from(ENTER_LOSS[usize::from(me[24] > 1)][closed]) as f32,
+            36.0 * (49.0f32 / 6.0),
+        )
     } else {
         0.0
     };
@@ -257,27 +261,53 @@ fn div_small(x: i32, d: i32) -> i32 {
     }
 }
 
-/// ENTER's pip loss when on the bar against `opp`'s home board.
-fn enter_loss(opp: &[u8; 25], two: bool) -> i32 {
-    let closed = |i: usize| opp[i] > 1;
+/// ENTER's pip loss when on the bar (`[one chequer, two or more]`) for
+/// each set of the opponent's closed home points (bit `i` for point `i`):
+/// one lookup instead of a pass over the points with a branch on each.
+static ENTER_LOSS: [[u16; 64]; 2] = {
+    let mut t = [[0u16; 64]; 2];
+    let mut closed = 0;
+    while closed < 64 {
+        let (one, two) = (
+            enter_loss(closed as u32, false),
+            enter_loss(closed as u32, true),
+        );
+        // At most 294 (every point closed): the entries hold them exactly.
+        assert!(0 <= one && one <= two && two <= u16::MAX as i32);
+        t[0][closed] = one as u16;
+        t[1][closed] = two as u16;
+        closed += 1;
+    }
+    t
+};
+
+/// ENTER's pip loss when on the bar against the closed home points
+/// `closed` (bit `i` for point `i`), with two or more chequers there if
+/// `two`.
+const fn enter_loss(closed: u32, two: bool) -> i32 {
     let mut loss = 0;
-    for i in 0..6 {
-        if closed(i) {
+    let mut i: usize = 0;
+    while i < 6 {
+        let mut j = i + 1;
+        if closed >> i & 1 == 1 {
             loss += 4 * (i as i32 + 1);
-            for j in i + 1..6 {
-                if closed(j) {
+            while j < 6 {
+                if closed >> j & 1 == 1 {
                     loss += 2 * (i + j + 2) as i32;
                 } else if two {
                     loss += 2 * (i as i32 + 1);
                 }
+                j += 1;
             }
         } else if two {
-            for j in i + 1..6 {
-                if closed(j) {
+            while j < 6 {
+                if closed >> j & 1 == 1 {
                     loss += 2 * (j as i32 + 1);
                 }
+                j += 1;
             }
         }
+        i += 1;
     }
     loss
 }
