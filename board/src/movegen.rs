@@ -19,8 +19,6 @@ pub trait Position: Copy {
     fn blocked(&self, dst: usize) -> bool;
     /// Highest index (bar excluded) that can hold a roller's chequer.
     fn scan_top(&self) -> usize;
-    /// Highest occupied index of the roller, bar included.
-    fn highest(&self) -> Option<usize>;
     /// The roller's occupied indices 0..=23 as bits (bit `i` for index `i`).
     fn occupied(&self) -> u32;
     /// What [`Position::undo`] needs to take a move back.
@@ -49,11 +47,6 @@ impl Position for Board {
     #[inline(always)]
     fn scan_top(&self) -> usize {
         23
-    }
-
-    #[inline(always)]
-    fn highest(&self) -> Option<usize> {
-        self.sides[1].iter().rposition(|&c| c > 0)
     }
 
     #[inline(always)]
@@ -172,16 +165,16 @@ struct Search<'a, P, S> {
     position: std::marker::PhantomData<fn(&P)>,
 }
 
-/// Whether the roller may move a chequer from `src` by `d` (bar empty).
+/// Whether the roller may move a chequer from `src` by `d` (bar empty);
+/// `back` is its rearmost chequer if every one is in the home board.
 #[inline(always)]
-fn legal<P: Position>(pos: &P, src: usize, d: usize, back: &mut Option<Option<usize>>) -> bool {
+fn legal<P: Position>(pos: &P, src: usize, d: usize, back: Option<usize>) -> bool {
     if src >= d {
         !pos.blocked(src - d)
     } else {
         // Bearing off needs every chequer in the home board; a die larger
         // than needed may only move the rearmost chequer.
-        back.get_or_insert_with(|| pos.highest().filter(|&h| h <= 5))
-            .is_some_and(|back| src == back || src + 1 == d)
+        back.is_some_and(|back| src == back || src + 1 == d)
     }
 }
 
@@ -205,17 +198,20 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
             return false;
         }
         let mut used = false;
-        let highest = pos.highest();
-        let mut back = Some(highest.filter(|&h| h <= 5));
+        // The bar is empty here, so the highest occupied point is the
+        // rearmost chequer.
+        let occupied = pos.occupied();
+        let highest = (occupied != 0).then(|| 31 - occupied.leading_zeros() as usize);
+        let back = highest.filter(|&h| h <= 5);
         let top = start.min(pos.scan_top()).min(highest.unwrap_or(0));
-        // The occupied sources from `top` down, from a mask rather than a
+        // The occupied sources from `top` down, from the mask rather than a
         // test of every point (the board is the same at every step: each
         // move is taken back before the next).
-        let mut sources = pos.occupied() & (u32::MAX >> (31 - top));
+        let mut sources = occupied & (u32::MAX >> (31 - top));
         while sources != 0 {
             let src = 31 - sources.leading_zeros() as usize;
             sources &= !(1 << src);
-            if !legal(pos, src, d, &mut back) {
+            if !legal(pos, src, d, back) {
                 continue;
             }
             let undo = pos.apply(src, d);
