@@ -489,10 +489,8 @@ mod avx2 {
             // (asserted).
             let len = unsafe { union_of_group(group, n_in, g, with_runs, rows, &mut exact, xs) };
             let union = &rows[..len];
-            // `block_sums` relies on it: every row is one of `n_in` inputs
-            // (the largest found without a branch per row).
-            let largest = union.iter().fold(0, |m, &r| m.max(r));
-            assert!(union.is_empty() || usize::from(largest) < n_in);
+            // `block_sums` relies on it: every row is one of `n_in` inputs.
+            assert!(rows_below(union, n_in));
             let runs = &mut self.runs[i * ROWS..(i + 1) * ROWS];
             let n_runs = if with_runs && len > 0 {
                 runs_of(&exact, len, runs)
@@ -572,6 +570,13 @@ mod avx2 {
         }
     }
 
+    /// True if every row of `rows` is below `n_in`: their largest, found
+    /// without a branch per row (the unsafe kernels' bound).
+    #[inline]
+    fn rows_below(rows: &[u16], n_in: usize) -> bool {
+        rows.is_empty() || usize::from(rows.iter().fold(0, |m, &r| m.max(r))) < n_in
+    }
+
     /// Checks what [`list_sums`] and [`list_sums_512`] rely on: `G` lists
     /// of `len` rows, every row below the net's inputs, `out` holding `G`
     /// padded vectors and the blocked weights their full length. Returns
@@ -586,12 +591,7 @@ mod avx2 {
         let blocked = net.blocked_hidden_weights();
         assert!(G <= GROUP && out.len() == G * padded && len <= rows[0].len());
         assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
-        // The largest row of all, found without a branch per row.
-        let largest = rows[..G]
-            .iter()
-            .map(|r| r[..len].iter().fold(0, |m, &i| m.max(i)))
-            .fold(0, u16::max);
-        assert!(len == 0 || usize::from(largest) < n_in);
+        assert!(rows[..G].iter().all(|r| rows_below(&r[..len], n_in)));
         (n_in, padded, blocked)
     }
 
