@@ -81,17 +81,18 @@ fn half_inputs_in<const RECIPROCAL: bool, const OWN: bool>(me: Side, opp: Side, 
         .sum();
     out[MOBILITY] = div.div(mobility as f32, 3600.0);
 
+    // The opponent's closed home points.
+    let closed = theirs.made & 0x3F;
     out[ENTER] = if me[24] > 0 {
-        let closed = (theirs.made & 0x3F) as usize;
         div.div(
-            i32::from(ENTER_LOSS[usize::from(me[24] > 1)][closed]) as f32,
+            i32::from(ENTER_LOSS[usize::from(me[24] > 1)][closed as usize]) as f32,
             36.0 * (49.0f32 / 6.0),
         )
     } else {
         0.0
     };
-    let closed = (theirs.made & 0x3F).count_ones() as i32;
-    out[ENTER2] = div.div((36 - (closed - 6) * (closed - 6)) as f32, 36.0);
+    let n = closed.count_ones() as i32;
+    out[ENTER2] = div.div((36 - (n - 6) * (n - 6)) as f32, 36.0);
 }
 
 /// The features of `me` that depend on the opponent only through its
