@@ -246,7 +246,38 @@ fn shares<'a>(
         .collect()
 }
 
+/// One run of units' share of everything a step changes: its pieces of
+/// the hidden weights, the output weights and the hidden thresholds (each
+/// with both moments), the output thresholds for the first run, and the
+/// run's first unit.
+struct Part<'a> {
+    hidden: Share<'a>,
+    output: Share<'a>,
+    thresholds: Share<'a>,
+    out_thresholds: Option<(&'a mut [f32], &'a mut [f32], &'a mut [f32])>,
+    first: usize,
+}
+
+/// One batch's step settings: Adam's constants for its step number and the
+/// weight decay's factor ([`Adam::plan_step`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PlannedStep {
+    step: AdamStep,
+    shrink: Option<f32>,
+}
+
 impl Adam {
+    /// Counts one more step, along the gradient of `samples` samples with
+    /// learning rate `rate` and weight decay `decay` ([`Adam::step`]'s),
+    /// and returns its settings for [`TeamStep::step_part`]: a team plans
+    /// the steps of its batches, in order, before it runs them.
+    pub fn plan_step(&mut self, samples: usize, rate: f32, decay: f32) -> PlannedStep {
+        PlannedStep {
+            step: self.next_step(samples, rate),
+            shrink: (decay != 0.0).then_some(1.0 - rate * decay),
+        }
+    }
+
     /// [`Adam::step_sum`] along the gradients of `chunks` (each
     /// [`GradientChunk::index`]ed for `net`), each chunk's the sum of its
     /// samples' in order: the bits of [`crate::accumulate_gradient`] into
@@ -270,31 +301,11 @@ impl Adam {
     ) {
         use rayon::prelude::*;
         let (inputs, n) = (net.inputs(), net.hidden());
-        assert_eq!(net.outputs(), NUM_OUTPUTS, "a net of five outputs");
-        assert_eq!(
-            self.first.len(),
-            net.shape().values(),
-            "moments of another net"
-        );
-        for chunk in chunks {
-            assert_eq!(
-                chunk.indexed,
-                Some(inputs),
-                "a chunk not indexed for this net"
-            );
-            assert!(
-                chunk.is_empty() || chunk.hidden == n,
-                "a chunk of another net"
-            );
-        }
-        assert!(simd.is_available(), "this CPU cannot run {simd:?}");
+        check_step(net, self, chunks, simd);
         let ranges = unit_ranges(n, rayon::current_num_threads());
-        let context = Context {
-            chunks,
-            hidden: n,
-            step: self.next_step(samples, rate),
-            shrink: (decay != 0.0).then_some(1.0 - rate * decay),
-        };
+        let planned = self.plan_step(samples, rate, decay);
+        let chunks: Vec<&GradientChunk> = chunks.iter().collect();
+        let context = Context::new(&chunks, n, &planned);
         let (first, second) = (&mut self.first[..], &mut self.second[..]);
         net.update_deferred(|p| {
             let (m_hidden, m) = first.split_at_mut(inputs * n);
@@ -311,48 +322,257 @@ impl Adam {
                 &ranges,
             );
             let mut out_thresholds = Some((p.output_thresholds, m_out, v_out));
-            let tasks: Vec<_> = hidden
+            let parts: Vec<Part> = hidden
                 .into_iter()
                 .zip(output)
                 .zip(thresholds)
                 .zip(&ranges)
-                .map(|(((h, o), t), r)| (h, o, t, out_thresholds.take(), r.start))
+                .map(|(((hidden, output), thresholds), r)| Part {
+                    hidden,
+                    output,
+                    thresholds,
+                    out_thresholds: out_thresholds.take(),
+                    first: r.start,
+                })
                 .collect();
-            tasks.into_par_iter().for_each(
-                |(hidden, output, thresholds, out_thresholds, first)| {
-                    with_widest(
-                        simd,
-                        #[inline(always)]
-                        || {
-                            let (steps, activations) =
-                                (GradientChunk::steps, GradientChunk::activations);
-                            context.update_rows(first, hidden, |i, c| c.terms(i), steps, true);
-                            context.update_rows(
-                                first,
-                                output,
-                                |k, c| &c.output_terms[k],
-                                activations,
-                                true,
-                            );
-                            context.update_rows(first, thresholds, |_, c| &c.ones, steps, false);
-                            if let Some(share) = out_thresholds {
-                                context.update_output_thresholds(share);
-                            }
-                        },
-                    )
-                },
-            );
+            parts
+                .into_par_iter()
+                .for_each(|part| context.step_part(part, simd));
         });
+    }
+}
+
+/// [`Adam::step_chunks`]' and [`TeamStep::new`]'s checks: a net of five
+/// outputs, moments of its size, chunks indexed for it, a SIMD level this
+/// CPU runs.
+fn check_step(net: &Net, adam: &Adam, chunks: &[GradientChunk], simd: Simd) {
+    assert_eq!(net.outputs(), NUM_OUTPUTS, "a net of five outputs");
+    assert_eq!(
+        adam.first.len(),
+        net.shape().values(),
+        "moments of another net"
+    );
+    assert_eq!(
+        adam.second.len(),
+        adam.first.len(),
+        "moments of another net"
+    );
+    for chunk in chunks {
+        check_chunk(net.inputs(), net.hidden(), chunk);
+    }
+    assert!(simd.is_available(), "this CPU cannot run {simd:?}");
+}
+
+/// Panics unless `chunk` is indexed for a net of `inputs` inputs and
+/// `hidden` units (or empty).
+fn check_chunk(inputs: usize, hidden: usize, chunk: &GradientChunk) {
+    assert_eq!(
+        chunk.indexed,
+        Some(inputs),
+        "a chunk not indexed for this net"
+    );
+    assert!(
+        chunk.is_empty() || chunk.hidden == hidden,
+        "a chunk of another net"
+    );
+}
+
+/// A net's parameters and Adam's moments for a team of threads that runs
+/// a minibatch epoch in two phases a batch, each ended by a barrier: every
+/// thread reads the whole net (the forward and backward passes of its
+/// chunks), then each thread steps its own run of hidden units
+/// ([`TeamStep::step_part`], the work [`Adam::step_chunks`] splits the
+/// same way). A run of units always belongs to the same thread, so its
+/// weights and moments stay in that core's caches, and the threads wait
+/// for each other only at the barriers. It holds the parameters' addresses,
+/// not a borrow, since the net is read between the steps: the caller
+/// keeps the net and the optimizer alive and unchanged in shape while the
+/// team runs (see [`TeamStep::step_part`]).
+pub struct TeamStep {
+    hidden_weights: *mut f32,
+    output_weights: *mut f32,
+    hidden_thresholds: *mut f32,
+    output_thresholds: *mut f32,
+    first: *mut f32,
+    second: *mut f32,
+    inputs: usize,
+    hidden: usize,
+    ranges: Vec<Range<usize>>,
+}
+
+// SAFETY: `TeamStep` is a set of addresses; every access through them is
+// in `step_part`, whose contract gives each thread its own disjoint part
+// and separates the parts' writes from every other access.
+#[allow(unsafe_code)]
+unsafe impl Send for TeamStep {}
+// SAFETY: as for `Send`.
+#[allow(unsafe_code)]
+unsafe impl Sync for TeamStep {}
+
+impl TeamStep {
+    /// The step of `net` with `adam`'s moments split into `parts` runs of
+    /// units (fewer if the net has few units: [`TeamStep::parts`]). Marks
+    /// the net's blocked copy stale: call [`Net::refresh_blocked`] after
+    /// the team.
+    ///
+    /// # Panics
+    /// If the net has other than five outputs or the moments are another
+    /// net's.
+    pub fn new(net: &mut Net, adam: &mut Adam, parts: usize) -> TeamStep {
+        check_step(net, adam, &[], Simd::Portable);
+        let (inputs, hidden) = (net.inputs(), net.hidden());
+        let ranges = unit_ranges(hidden, parts);
+        let mut team = None;
+        net.update_deferred(|p| {
+            team = Some(TeamStep {
+                hidden_weights: p.hidden_weights.as_mut_ptr(),
+                output_weights: p.output_weights.as_mut_ptr(),
+                hidden_thresholds: p.hidden_thresholds.as_mut_ptr(),
+                output_thresholds: p.output_thresholds.as_mut_ptr(),
+                first: adam.first.as_mut_ptr(),
+                second: adam.second.as_mut_ptr(),
+                inputs,
+                hidden,
+                ranges,
+            })
+        });
+        team.expect("update_deferred calls its closure")
+    }
+
+    /// The runs of units, one a thread (part `0..parts()`); a thread with
+    /// no part has nothing to step.
+    pub fn parts(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Part `part`'s share of a step along the gradients of `chunks` with
+    /// the settings `planned`: exactly the arithmetic [`Adam::step_chunks`]
+    /// does for these units. Does nothing if `part` is not below
+    /// [`TeamStep::parts`].
+    ///
+    /// # Panics
+    /// If a chunk is not indexed for the net, or `simd` is a level this CPU
+    /// cannot run.
+    ///
+    /// # Safety
+    /// The net and the optimizer given to [`TeamStep::new`] are alive, and
+    /// none of their parameter or moment arrays was resized or reallocated
+    /// since. While the call runs, nothing else reads or writes this part's
+    /// units (their columns of the weights and thresholds, with their
+    /// moments; part 0 also the output thresholds and theirs): no other
+    /// call for the same part, and no reference to the net's parameters or
+    /// to the moments is in use elsewhere. Calls for different parts may
+    /// run at once. Every access before and after the call is ordered with
+    /// it (for example by a barrier with acquire and release ordering).
+    #[allow(unsafe_code)]
+    pub unsafe fn step_part(
+        &self,
+        part: usize,
+        chunks: &[&GradientChunk],
+        planned: &PlannedStep,
+        simd: Simd,
+    ) {
+        let Some(range) = self.ranges.get(part).cloned() else {
+            return;
+        };
+        for chunk in chunks {
+            check_chunk(self.inputs, self.hidden, chunk);
+        }
+        assert!(simd.is_available(), "this CPU cannot run {simd:?}");
+        let (inputs, n) = (self.inputs, self.hidden);
+        // The moments hold the hidden weights, the output weights, the
+        // hidden thresholds and the output thresholds, in that order.
+        let (m_output, m_thresholds, m_out) = (
+            inputs * n,
+            (inputs + NUM_OUTPUTS) * n,
+            (inputs + NUM_OUTPUTS + 1) * n,
+        );
+        // SAFETY: each piece lies inside its array (`rows` rows of `n`
+        // from the array's start, `range` within `0..n`), the arrays are
+        // alive and unmoved, and this part's pieces are touched by nothing
+        // else while the call runs (the caller's contract); pieces of
+        // different parts are disjoint, since the runs are.
+        let piece = |base: *mut f32, rows: usize| -> Vec<&mut [f32]> {
+            (0..rows)
+                .map(|r| unsafe {
+                    std::slice::from_raw_parts_mut(base.add(r * n + range.start), range.len())
+                })
+                .collect()
+        };
+        let share = |w: *mut f32, offset: usize, rows: usize| Share {
+            w: piece(w, rows),
+            // SAFETY: `offset` is where this array's moments start, inside
+            // the moments (`check_step` in `new` matched their length).
+            m: piece(unsafe { self.first.add(offset) }, rows),
+            v: piece(unsafe { self.second.add(offset) }, rows),
+        };
+        let out_thresholds = (part == 0).then(|| {
+            // SAFETY: the five output thresholds and their moments, which
+            // only part 0 touches.
+            unsafe {
+                (
+                    std::slice::from_raw_parts_mut(self.output_thresholds, NUM_OUTPUTS),
+                    std::slice::from_raw_parts_mut(self.first.add(m_out), NUM_OUTPUTS),
+                    std::slice::from_raw_parts_mut(self.second.add(m_out), NUM_OUTPUTS),
+                )
+            }
+        });
+        let part = Part {
+            hidden: share(self.hidden_weights, 0, inputs),
+            output: share(self.output_weights, m_output, NUM_OUTPUTS),
+            thresholds: share(self.hidden_thresholds, m_thresholds, 1),
+            out_thresholds,
+            first: range.start,
+        };
+        Context::new(chunks, n, planned).step_part(part, simd);
     }
 }
 
 /// What every run of units reads in the step.
 struct Context<'a> {
-    chunks: &'a [GradientChunk],
+    chunks: &'a [&'a GradientChunk],
     hidden: usize,
     step: AdamStep,
     /// Weight decay's factor, if any.
     shrink: Option<f32>,
+}
+
+impl<'a> Context<'a> {
+    /// The context of a step along `chunks`' gradients for a net of
+    /// `hidden` units.
+    fn new(chunks: &'a [&'a GradientChunk], hidden: usize, planned: &PlannedStep) -> Context<'a> {
+        Context {
+            chunks,
+            hidden,
+            step: planned.step,
+            shrink: planned.shrink,
+        }
+    }
+
+    /// A run of units' whole step: its hidden weights, output weights,
+    /// hidden thresholds and (the first run) the output thresholds.
+    fn step_part(&self, part: Part<'_>, simd: Simd) {
+        let Part {
+            hidden,
+            output,
+            thresholds,
+            out_thresholds,
+            first,
+        } = part;
+        with_widest(
+            simd,
+            #[inline(always)]
+            || {
+                let (steps, activations) = (GradientChunk::steps, GradientChunk::activations);
+                self.update_rows(first, hidden, |i, c| c.terms(i), steps, true);
+                self.update_rows(first, output, |k, c| &c.output_terms[k], activations, true);
+                self.update_rows(first, thresholds, |_, c| &c.ones, steps, false);
+                if let Some(share) = out_thresholds {
+                    self.update_output_thresholds(share);
+                }
+            },
+        )
+    }
 }
 
 impl Context<'_> {
@@ -452,7 +672,14 @@ impl Context<'_> {
         } = share;
         let width = w.first().map_or(0, |r| r.len());
         for (start, len) in blocks(width) {
-            for (r, ((w, m), v)) in w.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).enumerate() {
+            for r in 0..w.len() {
+                // The weights two rows on, which the other threads have
+                // read since this one last stepped them: fetched for
+                // writing while this row's gradient is summed.
+                if let Some(ahead) = w.get(r + 2) {
+                    support::prefetch::prefetch_write_slice(&ahead[start..start + len]);
+                }
+                let (w, m, v) = (&mut *w[r], &mut *m[r], &mut *v[r]);
                 let g = self.gradient(|c| terms(r, c), &rows, first + start, len);
                 self.apply((w, m, v), &g, start, len, decays);
             }
@@ -631,7 +858,7 @@ mod tests {
     /// one run of 16, runs of unequal lengths), both losses, with and
     /// without the equity term and weight decay, chunks of uneven sizes
     /// (one empty), on 1, 2 and 3 threads and every SIMD level this CPU
-    /// runs.
+    /// runs, and by a team of 1, 2 and 3 threads ([`TeamStep`]).
     #[test]
     fn a_step_along_chunks_has_the_bits_of_their_gradients_summed_in_order() {
         for (inputs, hidden) in [(250, 128), (250, 512), (200, 16), (30, 72), (6, 5)] {
@@ -695,6 +922,44 @@ mod tests {
                              {threads} threads, {simd:?}"
                         );
                     }
+                }
+                // The same steps taken by a team: each part on a thread of
+                // its own, all at once.
+                for parts in [1, 2, 3] {
+                    let (mut net, mut adam) = (start.clone(), Adam::new(&start));
+                    for batch in &batches {
+                        let chunks: Vec<GradientChunk> = batch
+                            .iter()
+                            .map(|samples| {
+                                let mut chunk = GradientChunk::new();
+                                for (x, t) in samples {
+                                    chunk.push(&net, x, t, arith, Simd::Portable, &mut s);
+                                }
+                                chunk.index(inputs);
+                                chunk
+                            })
+                            .collect();
+                        let refs: Vec<&GradientChunk> = chunks.iter().collect();
+                        let planned = adam.plan_step(95, 0.01, decay);
+                        let team = TeamStep::new(&mut net, &mut adam, parts);
+                        std::thread::scope(|scope| {
+                            for part in 0..parts {
+                                let (team, refs, planned) = (&team, &refs, &planned);
+                                // SAFETY: the net and the moments outlive
+                                // the scope and nothing else touches them
+                                // in it; each thread steps its own part.
+                                #[allow(unsafe_code)]
+                                scope.spawn(move || unsafe {
+                                    team.step_part(part, refs, planned, Simd::Portable)
+                                });
+                            }
+                        });
+                        net.refresh_blocked();
+                    }
+                    assert!(
+                        bits(&net, &adam) == want,
+                        "{inputs}-{hidden}, {loss:?}, μ {mu}, decay {decay}, a team of {parts}"
+                    );
                 }
             }
         }

@@ -37,4 +37,5 @@ pub mod rollouts;
 pub mod scratch_pool;
 pub mod supervised;
 pub mod td;
+pub mod team;
 pub mod weights_npz;

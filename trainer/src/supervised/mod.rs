@@ -12,11 +12,14 @@ pub mod prune_check;
 pub mod run;
 
 use crate::positions::db::{check_targets, position_id, PositionDb, Record};
-use crate::scratch_pool::PerThread;
 use crate::supervised::bench::position_errors;
+use crate::team::SpinBarrier;
 use board::{Board, Probabilities};
-use nets::{Adam, Class, Evaluator, GradientChunk, NetKind, TrainScratch};
+use nets::{
+    Adam, Class, Evaluator, GradientChunk, NetKind, PlannedStep, Scratch, TeamStep, TrainScratch,
+};
 use serde::{Deserialize, Serialize};
+use std::sync::RwLock;
 
 /// Largest α a run may start from (50 times gnubg-nn's 20): steps far
 /// larger only drive the weights to infinity.
@@ -470,10 +473,14 @@ pub fn train_epoch(
 const GRADIENT_CHUNK: usize = 64;
 
 /// One minibatch epoch: the positions of `order` in batches of `batch`,
-/// each batch's forward and backward passes run chunk by chunk in
-/// parallel, then the batch's gradient (each chunk's samples in order,
-/// then the chunks in order) moving the net by `adam` with learning rate
-/// `rate` ([`Adam::step_chunks`], the work split by hidden units).
+/// each batch's forward and backward passes run chunk by chunk, then the
+/// batch's gradient (each chunk's samples in order, then the chunks in
+/// order) moving the net by `adam` with learning rate `rate`
+/// ([`Adam::step_chunks`]' arithmetic). The threads of the current rayon
+/// pool run the epoch as a team ([`TeamStep`]): each computes the chunks
+/// whose number is its own modulo the team's size, waits for the others,
+/// steps its own run of hidden units, and waits again. The bits depend on
+/// neither the number of threads nor which thread does what.
 pub fn train_epoch_adam(
     eval: &mut Evaluator,
     set: &TrainingSet,
@@ -483,71 +490,115 @@ pub fn train_epoch_adam(
     adam: &mut Adam,
     batch: usize,
 ) {
-    use rayon::prelude::*;
     let Some(first) = set.records().first() else {
         return;
     };
     let kind = net_kind(first.class(), schedule.prune);
-    let inputs = eval.nets().get(kind).inputs();
-    let mut chunks = vec![GradientChunk::new(); batch.div_ceil(GRADIENT_CHUNK).max(1)];
-    // Each thread's buffers, kept from one batch to the next: none of them
-    // holds anything of the nets between chunks.
-    let workers = PerThread::new();
-    for positions in order.chunks(batch.max(1)) {
-        let used = positions.len().div_ceil(GRADIENT_CHUNK);
-        let shared: &Evaluator = eval;
-        let init = || {
-            (
-                shared.scratch(),
-                schedule.train_scratch(),
-                vec![0f32; nets::inputs::MAX_INPUTS],
-            )
-        };
-        positions
-            .par_chunks(GRADIENT_CHUNK)
-            .zip(chunks[..used].par_iter_mut())
-            .for_each(|(chunk, pending)| {
-                workers.with(init, |(scratch, train, x)| {
-                    pending.clear();
-                    for (i, &k) in chunk.iter().enumerate() {
-                        if let Some(&next) = chunk.get(i + 1) {
-                            set.prefetch(next as usize);
-                        }
-                        let Some((r, board)) = set.get(k as usize) else {
-                            continue;
-                        };
-                        let t = targets(r, schedule.ignore_bg);
-                        if schedule.prune {
-                            let base = &mut x[..nets::inputs::BASE_INPUTS];
-                            nets::inputs::base_inputs(board, base);
-                            pending.push(
-                                shared.nets().get(kind),
-                                base,
-                                &t,
-                                shared.arithmetic(),
-                                shared.simd(),
-                                train,
-                            );
-                        } else if let Some(x) = set.kept_inputs(k as usize, board, x) {
-                            shared.push_gradient_of(board, kind, x, &t, train, pending);
-                        } else {
-                            shared.push_gradient(board, r.class(), &t, scratch, train, pending);
-                        }
-                    }
-                    pending.index(inputs);
-                })
-            });
-        let simd = eval.simd();
-        adam.step_chunks(
-            eval.nets_mut().get_mut(kind),
-            &chunks[..used],
-            positions.len(),
-            rate,
-            schedule.optimizer.weight_decay(),
-            simd,
+    let batches: Vec<&[u32]> = order.chunks(batch.max(1)).collect();
+    let decay = schedule.optimizer.weight_decay();
+    let planned: Vec<PlannedStep> = batches
+        .iter()
+        .map(|positions| adam.plan_step(positions.len(), rate, decay))
+        .collect();
+    let threads = rayon::current_num_threads().max(1);
+    let chunks: Vec<RwLock<GradientChunk>> = (0..batch.div_ceil(GRADIENT_CHUNK).max(1))
+        .map(|_| RwLock::new(GradientChunk::new()))
+        .collect();
+    let simd = eval.simd();
+    let team = TeamStep::new(eval.nets_mut().get_mut(kind), adam, threads);
+    let shared: &Evaluator = eval;
+    let barrier = SpinBarrier::new(threads);
+    rayon::broadcast(|context| {
+        let me = context.index();
+        let _guard = barrier.guard();
+        let mut buffers = (
+            shared.scratch(),
+            schedule.train_scratch(),
+            vec![0f32; nets::inputs::MAX_INPUTS],
         );
-    }
+        for (positions, planned) in batches.iter().zip(&planned) {
+            let used = positions.len().div_ceil(GRADIENT_CHUNK);
+            for (c, chunk) in positions.chunks(GRADIENT_CHUNK).enumerate() {
+                if c % threads == me {
+                    let mut pending = chunks[c].write().unwrap_or_else(|e| e.into_inner());
+                    fill_chunk(
+                        shared,
+                        set,
+                        schedule,
+                        kind,
+                        chunk,
+                        &mut pending,
+                        &mut buffers,
+                    );
+                }
+            }
+            barrier.wait();
+            {
+                let guards: Vec<_> = chunks[..used]
+                    .iter()
+                    .map(|c| c.read().unwrap_or_else(|e| e.into_inner()))
+                    .collect();
+                let refs: Vec<&GradientChunk> = guards.iter().map(|g| &**g).collect();
+                // SAFETY: the net and the moments `team` points into live
+                // until this function returns and keep their shapes (only
+                // `step_part` writes them, element by element). Between the
+                // two barriers no thread reads the net (`shared` is used
+                // only before the first), and each thread steps only its
+                // own part `me`; the barriers order these writes with the
+                // reads of every thread's next chunks.
+                #[allow(unsafe_code)]
+                unsafe {
+                    team.step_part(me, &refs, planned, simd);
+                }
+            }
+            barrier.wait();
+        }
+    });
     eval.nets_mut().get_mut(kind).refresh_blocked();
+}
+
+/// Each thread's buffers in [`train_epoch_adam`]: an evaluation scratch, a
+/// training scratch and an input vector.
+type ChunkBuffers = (Scratch, TrainScratch, Vec<f32>);
+
+/// Collects in `pending` the gradients of the positions `chunk` (indices
+/// into `set`) for net `kind`, and indexes it for the step.
+fn fill_chunk(
+    eval: &Evaluator,
+    set: &TrainingSet,
+    schedule: &Schedule,
+    kind: NetKind,
+    chunk: &[u32],
+    pending: &mut GradientChunk,
+    (scratch, train, x): &mut ChunkBuffers,
+) {
+    pending.clear();
+    for (i, &k) in chunk.iter().enumerate() {
+        if let Some(&next) = chunk.get(i + 1) {
+            set.prefetch(next as usize);
+        }
+        let Some((r, board)) = set.get(k as usize) else {
+            continue;
+        };
+        let t = targets(r, schedule.ignore_bg);
+        if schedule.prune {
+            let base = &mut x[..nets::inputs::BASE_INPUTS];
+            nets::inputs::base_inputs(board, base);
+            pending.push(
+                eval.nets().get(kind),
+                base,
+                &t,
+                eval.arithmetic(),
+                eval.simd(),
+                train,
+            );
+        } else if let Some(x) = set.kept_inputs(k as usize, board, x) {
+            eval.push_gradient_of(board, kind, x, &t, train, pending);
+        } else {
+            eval.push_gradient(board, r.class(), &t, scratch, train, pending);
+        }
+    }
+    pending.index(eval.nets().get(kind).inputs());
 }
 
 /// gnubg-nn's `errors()`: the RMS and maximum equity error (without
