@@ -852,6 +852,27 @@ mod tests {
         .collect()
     }
 
+    /// A chunk of each batch's samples, pushed through `net` and indexed.
+    fn chunks_of(
+        net: &Net,
+        batch: &[Samples],
+        arith: Arithmetic,
+        simd: Simd,
+        s: &mut TrainScratch,
+    ) -> Vec<GradientChunk> {
+        batch
+            .iter()
+            .map(|samples| {
+                let mut chunk = GradientChunk::new();
+                for (x, t) in samples {
+                    chunk.push(net, x, t, arith, simd, s);
+                }
+                chunk.index(net.inputs());
+                chunk
+            })
+            .collect()
+    }
+
     /// Two steps along chunks give the bits of summing each chunk's samples
     /// with `accumulate_gradient` and stepping along the chunks' sum with
     /// `step_sum`: for nets whose units fill the blocks or not (fewer than
@@ -901,17 +922,7 @@ mod tests {
                     for simd in Simd::available() {
                         let (mut net, mut adam) = (start.clone(), Adam::new(&start));
                         for batch in &batches {
-                            let chunks: Vec<GradientChunk> = batch
-                                .iter()
-                                .map(|samples| {
-                                    let mut chunk = GradientChunk::new();
-                                    for (x, t) in samples {
-                                        chunk.push(&net, x, t, arith, simd, &mut s);
-                                    }
-                                    chunk.index(inputs);
-                                    chunk
-                                })
-                                .collect();
+                            let chunks = chunks_of(&net, batch, arith, simd, &mut s);
                             pool.install(|| {
                                 adam.step_chunks(&mut net, &chunks, 95, 0.01, decay, simd)
                             });
@@ -928,17 +939,7 @@ mod tests {
                 for parts in [1, 2, 3] {
                     let (mut net, mut adam) = (start.clone(), Adam::new(&start));
                     for batch in &batches {
-                        let chunks: Vec<GradientChunk> = batch
-                            .iter()
-                            .map(|samples| {
-                                let mut chunk = GradientChunk::new();
-                                for (x, t) in samples {
-                                    chunk.push(&net, x, t, arith, Simd::Portable, &mut s);
-                                }
-                                chunk.index(inputs);
-                                chunk
-                            })
-                            .collect();
+                        let chunks = chunks_of(&net, batch, arith, Simd::Portable, &mut s);
                         let refs: Vec<&GradientChunk> = chunks.iter().collect();
                         let planned = adam.plan_step(95, 0.01, decay);
                         let team = TeamStep::new(&mut net, &mut adam, parts);
