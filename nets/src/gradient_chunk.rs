@@ -22,7 +22,7 @@ use crate::forward::Simd;
 use crate::net::{Net, NetKind};
 use crate::optimizer::{Adam, AdamStep};
 use crate::sanity::sanity_check;
-use crate::train::{backprop, with_widest, TrainScratch};
+use crate::train::{backprop, nonzero_inputs, with_widest, TrainScratch};
 use board::{Board, Probabilities, NUM_OUTPUTS};
 use std::ops::Range;
 
@@ -106,13 +106,10 @@ impl GradientChunk {
             terms.push((sample, d));
         }
         self.ones.push((sample, 1.0));
-        let inputs = u16::try_from(x.len()).expect("at most 65,535 inputs");
-        self.nonzero.extend(
-            (0..inputs)
-                .zip(x)
-                .filter(|&(_, &xi)| xi != 0.0)
-                .map(|(i, &xi)| (i, xi)),
-        );
+        assert!(x.len() <= usize::from(u16::MAX), "at most 65,535 inputs");
+        // Every index is below `x.len()`, so it fits in 16 bits.
+        self.nonzero
+            .extend(nonzero_inputs(x).map(|i| (i as u16, x[i])));
         self.ends.push(self.nonzero.len() as u32);
         self.indexed = None;
         y
