@@ -405,6 +405,15 @@ impl Nets {
         self.nets.each_mut()
     }
 
+    /// Brings every net's blocked copy up to date after deferred training
+    /// steps ([`Net::refresh_blocked`]; nothing to do for a net whose copy
+    /// is current).
+    pub fn refresh_blocked(&mut self) {
+        for net in &mut self.nets {
+            net.refresh_blocked();
+        }
+    }
+
     /// All six in file order.
     pub fn all(&self) -> &[Net; 6] {
         &self.nets

@@ -365,11 +365,58 @@ impl Evaluator {
         scratch: &mut Scratch,
         train: &mut TrainScratch,
     ) -> Option<NetKind> {
+        self.train_with(board, class, target, alpha, scratch, train, train_net)
+    }
+
+    /// [`Evaluator::train`] without bringing the trained net's blocked copy
+    /// up to date ([`train_net_deferred`]): for many steps in a row, after
+    /// which [`crate::Nets::refresh_blocked`] must run before a batched
+    /// evaluation. The same step, the same bits.
+    pub fn train_deferred(
+        &mut self,
+        board: &Board,
+        class: Class,
+        target: &Probabilities,
+        alpha: f32,
+        scratch: &mut Scratch,
+        train: &mut TrainScratch,
+    ) -> Option<NetKind> {
+        self.train_with(
+            board,
+            class,
+            target,
+            alpha,
+            scratch,
+            train,
+            train_net_deferred,
+        )
+    }
+
+    /// [`Evaluator::train`] with the net's step taken by `step`.
+    #[allow(clippy::too_many_arguments)]
+    fn train_with(
+        &mut self,
+        board: &Board,
+        class: Class,
+        target: &Probabilities,
+        alpha: f32,
+        scratch: &mut Scratch,
+        train: &mut TrainScratch,
+        step: fn(
+            &mut Net,
+            &[f32],
+            &Probabilities,
+            f32,
+            Arithmetic,
+            Simd,
+            &mut TrainScratch,
+        ) -> Probabilities,
+    ) -> Option<NetKind> {
         let (kind, t) = self.prepare_step(board, class, target, &mut scratch.net.inputs)?;
         let (arith, simd) = (self.arithmetic(), self.simd());
         let net = self.nets_mut().get_mut(kind);
         let n = net.inputs();
-        train_net(net, &scratch.net.inputs[..n], &t, alpha, arith, simd, train);
+        step(net, &scratch.net.inputs[..n], &t, alpha, arith, simd, train);
         Some(kind)
     }
 

@@ -428,7 +428,8 @@ impl TrainingSet {
     }
 }
 
-/// One epoch: every position in `order` trained with `alpha`.
+/// One epoch: every position in `order` trained with `alpha`, the nets'
+/// blocked copies refreshed once at the end.
 pub fn train_epoch(
     eval: &mut Evaluator,
     set: &TrainingSet,
@@ -452,7 +453,7 @@ pub fn train_epoch(
             nets::inputs::base_inputs(board, &mut inputs[..nets::inputs::BASE_INPUTS]);
             let (arith, simd) = (eval.arithmetic(), eval.simd());
             let net = eval.nets_mut().get_mut(kind);
-            nets::train_net(
+            nets::train_net_deferred(
                 net,
                 &inputs[..nets::inputs::BASE_INPUTS],
                 &t,
@@ -462,9 +463,12 @@ pub fn train_epoch(
                 &mut train,
             );
         } else {
-            eval.train(board, r.class(), &t, alpha, &mut scratch, &mut train);
+            eval.train_deferred(board, r.class(), &t, alpha, &mut scratch, &mut train);
         }
     }
+    // The nets' blocked copies (read by batched evaluation only) once,
+    // not after every step.
+    eval.nets_mut().refresh_blocked();
 }
 
 /// Positions whose gradients one task sums in a minibatch epoch: the
