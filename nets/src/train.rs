@@ -125,7 +125,7 @@ fn step_net(
     let (y, delta_o) = backprop(net, x, target, alpha, arith, simd, scratch);
     let a = delta_o.map(|d| alpha * d);
     let (h, step) = (&scratch.hidden, &scratch.step);
-    with_simd(
+    with_widest(
         simd,
         #[inline(always)]
         || add_step(net.parameters_mut(), h, x, step, &a),
