@@ -21,7 +21,6 @@ use crate::evaluate::{Evaluator, Scratch};
 use crate::forward::Simd;
 use crate::net::{Net, NetKind};
 use crate::optimizer::{Adam, AdamStep};
-use crate::sanity::sanity_check;
 use crate::train::{backprop, nonzero_inputs, with_widest, TrainScratch};
 use board::{Board, Probabilities, NUM_OUTPUTS};
 use std::ops::Range;
@@ -787,8 +786,7 @@ impl Evaluator {
         train: &mut TrainScratch,
         chunk: &mut GradientChunk,
     ) {
-        let mut t = *target;
-        sanity_check(board, &mut t, self.bearoff());
+        let t = self.sane_target(board, target);
         let net = self.nets.get(kind);
         chunk.push(
             net,

@@ -433,9 +433,33 @@ impl Evaluator {
         inputs: &mut [f32],
     ) -> Option<(NetKind, Probabilities)> {
         let kind = self.inputs(board, class, inputs)?;
+        Some((kind, self.sane_target(board, target)))
+    }
+
+    /// `target` sanity-checked for `board` as gnubg does before a step.
+    pub(crate) fn sane_target(&self, board: &Board, target: &Probabilities) -> Probabilities {
         let mut t = *target;
         sanity_check(board, &mut t, self.bearoff());
-        Some((kind, t))
+        t
+    }
+
+    /// [`Evaluator::train_deferred`] with `board`'s input vector for net
+    /// `kind` given (as [`Evaluator::inputs`] writes it; a trainer that
+    /// keeps them saves computing them every epoch).
+    pub fn train_inputs_deferred(
+        &mut self,
+        board: &Board,
+        kind: NetKind,
+        inputs: &[f32],
+        target: &Probabilities,
+        alpha: f32,
+        train: &mut TrainScratch,
+    ) {
+        let t = self.sane_target(board, target);
+        let (arith, simd) = (self.arithmetic(), self.simd());
+        let net = self.nets_mut().get_mut(kind);
+        let n = net.inputs();
+        train_net_deferred(net, &inputs[..n], &t, alpha, arith, simd, train);
     }
 }
 

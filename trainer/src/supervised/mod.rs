@@ -462,6 +462,9 @@ pub fn train_epoch(
                 simd,
                 &mut train,
             );
+        } else if let Some(x) = set.kept_inputs(k as usize, board, &mut inputs) {
+            let kind = net_kind(r.class(), false);
+            eval.train_inputs_deferred(board, kind, x, &t, alpha, &mut train);
         } else {
             eval.train_deferred(board, r.class(), &t, alpha, &mut scratch, &mut train);
         }
