@@ -365,7 +365,12 @@ impl Evaluator {
         scratch: &mut Scratch,
         train: &mut TrainScratch,
     ) -> Option<NetKind> {
-        self.train_with(board, class, target, alpha, scratch, train, train_net)
+        let (kind, t) = self.prepare_step(board, class, target, &mut scratch.net.inputs)?;
+        let (arith, simd) = (self.arithmetic(), self.simd());
+        let net = self.nets_mut().get_mut(kind);
+        let n = net.inputs();
+        train_net(net, &scratch.net.inputs[..n], &t, alpha, arith, simd, train);
+        Some(kind)
     }
 
     /// [`Evaluator::train`] without bringing the trained net's blocked copy
@@ -381,42 +386,8 @@ impl Evaluator {
         scratch: &mut Scratch,
         train: &mut TrainScratch,
     ) -> Option<NetKind> {
-        self.train_with(
-            board,
-            class,
-            target,
-            alpha,
-            scratch,
-            train,
-            train_net_deferred,
-        )
-    }
-
-    /// [`Evaluator::train`] with the net's step taken by `step`.
-    #[allow(clippy::too_many_arguments)]
-    fn train_with(
-        &mut self,
-        board: &Board,
-        class: Class,
-        target: &Probabilities,
-        alpha: f32,
-        scratch: &mut Scratch,
-        train: &mut TrainScratch,
-        step: fn(
-            &mut Net,
-            &[f32],
-            &Probabilities,
-            f32,
-            Arithmetic,
-            Simd,
-            &mut TrainScratch,
-        ) -> Probabilities,
-    ) -> Option<NetKind> {
-        let (kind, t) = self.prepare_step(board, class, target, &mut scratch.net.inputs)?;
-        let (arith, simd) = (self.arithmetic(), self.simd());
-        let net = self.nets_mut().get_mut(kind);
-        let n = net.inputs();
-        step(net, &scratch.net.inputs[..n], &t, alpha, arith, simd, train);
+        let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
+        self.train_inputs_deferred(board, kind, &scratch.net.inputs, target, alpha, train);
         Some(kind)
     }
 
