@@ -193,65 +193,12 @@ fn unit_ranges(hidden: usize, threads: usize) -> Vec<Range<usize>> {
     ranges
 }
 
-/// Splits each `width`-long row of `data` at the ends of `ranges` (which
-/// cover `0..width` in order): for each range, its piece of every row.
-fn columns<'a>(
-    data: &'a mut [f32],
-    width: usize,
-    ranges: &[Range<usize>],
-) -> Vec<Vec<&'a mut [f32]>> {
-    let mut out: Vec<Vec<&mut [f32]>> = ranges.iter().map(|_| Vec::new()).collect();
-    if width == 0 {
-        return out;
-    }
-    for row in data.chunks_exact_mut(width) {
-        let mut rest = row;
-        for (pieces, range) in out.iter_mut().zip(ranges) {
-            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(range.len());
-            pieces.push(piece);
-            rest = tail;
-        }
-    }
-    out
-}
-
 /// One run of units' share of a part of the parameters: the same pieces of
 /// the weights and of both moments.
 struct Share<'a> {
     w: Vec<&'a mut [f32]>,
     m: Vec<&'a mut [f32]>,
     v: Vec<&'a mut [f32]>,
-}
-
-/// Splits a part of the parameters (`w`, with its moments `m` and `v`, rows
-/// of `width`) into the runs' shares.
-fn shares<'a>(
-    (w, m, v): (&'a mut [f32], &'a mut [f32], &'a mut [f32]),
-    width: usize,
-    ranges: &[Range<usize>],
-) -> Vec<Share<'a>> {
-    let (w, m, v) = (
-        columns(w, width, ranges),
-        columns(m, width, ranges),
-        columns(v, width, ranges),
-    );
-    w.into_iter()
-        .zip(m)
-        .zip(v)
-        .map(|((w, m), v)| Share { w, m, v })
-        .collect()
-}
-
-/// One run of units' share of everything a step changes: its pieces of
-/// the hidden weights, the output weights and the hidden thresholds (each
-/// with both moments), the output thresholds for the first run, and the
-/// run's first unit.
-struct Part<'a> {
-    hidden: Share<'a>,
-    output: Share<'a>,
-    thresholds: Share<'a>,
-    out_thresholds: Option<(&'a mut [f32], &'a mut [f32], &'a mut [f32])>,
-    first: usize,
 }
 
 /// One batch's step settings: Adam's constants for its step number and the
@@ -296,52 +243,25 @@ impl Adam {
         simd: Simd,
     ) {
         use rayon::prelude::*;
-        let (inputs, n) = (net.inputs(), net.hidden());
-        check_step(net, self, chunks, simd);
-        let ranges = unit_ranges(n, rayon::current_num_threads());
+        let team = TeamStep::new(net, self, rayon::current_num_threads());
         let planned = self.plan_step(samples, rate, decay);
         let chunks: Vec<&GradientChunk> = chunks.iter().collect();
-        let context = Context::new(&chunks, n, &planned);
-        let (first, second) = (&mut self.first[..], &mut self.second[..]);
-        net.update_deferred(|p| {
-            let (m_hidden, m) = first.split_at_mut(inputs * n);
-            let (m_output, m) = m.split_at_mut(NUM_OUTPUTS * n);
-            let (m_thresholds, m_out) = m.split_at_mut(n);
-            let (v_hidden, v) = second.split_at_mut(inputs * n);
-            let (v_output, v) = v.split_at_mut(NUM_OUTPUTS * n);
-            let (v_thresholds, v_out) = v.split_at_mut(n);
-            let hidden = shares((p.hidden_weights, m_hidden, v_hidden), n, &ranges);
-            let output = shares((p.output_weights, m_output, v_output), n, &ranges);
-            let thresholds = shares(
-                (p.hidden_thresholds, m_thresholds, v_thresholds),
-                n,
-                &ranges,
-            );
-            let mut out_thresholds = Some((p.output_thresholds, m_out, v_out));
-            let parts: Vec<Part> = hidden
-                .into_iter()
-                .zip(output)
-                .zip(thresholds)
-                .zip(&ranges)
-                .map(|(((hidden, output), thresholds), r)| Part {
-                    hidden,
-                    output,
-                    thresholds,
-                    out_thresholds: out_thresholds.take(),
-                    first: r.start,
-                })
-                .collect();
-            parts
-                .into_par_iter()
-                .for_each(|part| context.step_part(part, simd));
+        (0..team.parts()).into_par_iter().for_each(|part| {
+            // SAFETY: `net` and `self` stay borrowed for this call, so
+            // nothing else reaches their parameters or moments (unmoved
+            // since `TeamStep::new`); each part is stepped by one task,
+            // and the tasks end before the call returns.
+            #[allow(unsafe_code)]
+            unsafe {
+                team.step_part(part, &chunks, &planned, simd)
+            }
         });
     }
 }
 
-/// [`Adam::step_chunks`]' and [`TeamStep::new`]'s checks: a net of five
-/// outputs, moments of its size, chunks indexed for it, a SIMD level this
-/// CPU runs.
-fn check_step(net: &Net, adam: &Adam, chunks: &[GradientChunk], simd: Simd) {
+/// [`TeamStep::new`]'s checks: a net of five outputs and moments of its
+/// size.
+fn check_step(net: &Net, adam: &Adam) {
     assert_eq!(net.outputs(), NUM_OUTPUTS, "a net of five outputs");
     assert_eq!(
         adam.first.len(),
@@ -353,10 +273,6 @@ fn check_step(net: &Net, adam: &Adam, chunks: &[GradientChunk], simd: Simd) {
         adam.first.len(),
         "moments of another net"
     );
-    for chunk in chunks {
-        check_chunk(net.inputs(), net.hidden(), chunk);
-    }
-    assert!(simd.is_available(), "this CPU cannot run {simd:?}");
 }
 
 /// Panics unless `chunk` is indexed for a net of `inputs` inputs and
@@ -415,24 +331,22 @@ impl TeamStep {
     /// If the net has other than five outputs or the moments are another
     /// net's.
     pub fn new(net: &mut Net, adam: &mut Adam, parts: usize) -> TeamStep {
-        check_step(net, adam, &[], Simd::Portable);
+        check_step(net, adam);
         let (inputs, hidden) = (net.inputs(), net.hidden());
-        let ranges = unit_ranges(hidden, parts);
-        let mut team = None;
-        net.update_deferred(|p| {
-            team = Some(TeamStep {
-                hidden_weights: p.hidden_weights.as_mut_ptr(),
-                output_weights: p.output_weights.as_mut_ptr(),
-                hidden_thresholds: p.hidden_thresholds.as_mut_ptr(),
-                output_thresholds: p.output_thresholds.as_mut_ptr(),
-                first: adam.first.as_mut_ptr(),
-                second: adam.second.as_mut_ptr(),
-                inputs,
-                hidden,
-                ranges,
-            })
-        });
-        team.expect("update_deferred calls its closure")
+        let p = net.parameters_mut();
+        let team = TeamStep {
+            hidden_weights: p.hidden_weights.as_mut_ptr(),
+            output_weights: p.output_weights.as_mut_ptr(),
+            hidden_thresholds: p.hidden_thresholds.as_mut_ptr(),
+            output_thresholds: p.output_thresholds.as_mut_ptr(),
+            first: adam.first.as_mut_ptr(),
+            second: adam.second.as_mut_ptr(),
+            inputs,
+            hidden,
+            ranges: unit_ranges(hidden, parts),
+        };
+        net.mark_blocked_stale();
+        team
     }
 
     /// The runs of units, one a thread (part `0..parts()`); a thread with
@@ -513,14 +427,31 @@ impl TeamStep {
                 )
             }
         });
-        let part = Part {
-            hidden: share(self.hidden_weights, 0, inputs),
-            output: share(self.output_weights, m_output, NUM_OUTPUTS),
-            thresholds: share(self.hidden_thresholds, m_thresholds, 1),
-            out_thresholds,
-            first: range.start,
+        let (hidden, output, thresholds) = (
+            share(self.hidden_weights, 0, inputs),
+            share(self.output_weights, m_output, NUM_OUTPUTS),
+            share(self.hidden_thresholds, m_thresholds, 1),
+        );
+        let context = Context {
+            chunks,
+            hidden: n,
+            step: planned.step,
+            shrink: planned.shrink,
         };
-        Context::new(chunks, n, planned).step_part(part, simd);
+        let first = range.start;
+        with_widest(
+            simd,
+            #[inline(always)]
+            || {
+                let (steps, activations) = (GradientChunk::steps, GradientChunk::activations);
+                context.update_rows(first, hidden, |i, c| c.terms(i), steps, true);
+                context.update_rows(first, output, |k, c| &c.output_terms[k], activations, true);
+                context.update_rows(first, thresholds, |_, c| &c.ones, steps, false);
+                if let Some(share) = out_thresholds {
+                    context.update_output_thresholds(share);
+                }
+            },
+        )
     }
 }
 
@@ -531,44 +462,6 @@ struct Context<'a> {
     step: AdamStep,
     /// Weight decay's factor, if any.
     shrink: Option<f32>,
-}
-
-impl<'a> Context<'a> {
-    /// The context of a step along `chunks`' gradients for a net of
-    /// `hidden` units.
-    fn new(chunks: &'a [&'a GradientChunk], hidden: usize, planned: &PlannedStep) -> Context<'a> {
-        Context {
-            chunks,
-            hidden,
-            step: planned.step,
-            shrink: planned.shrink,
-        }
-    }
-
-    /// A run of units' whole step: its hidden weights, output weights,
-    /// hidden thresholds and (the first run) the output thresholds.
-    fn step_part(&self, part: Part<'_>, simd: Simd) {
-        let Part {
-            hidden,
-            output,
-            thresholds,
-            out_thresholds,
-            first,
-        } = part;
-        with_widest(
-            simd,
-            #[inline(always)]
-            || {
-                let (steps, activations) = (GradientChunk::steps, GradientChunk::activations);
-                self.update_rows(first, hidden, |i, c| c.terms(i), steps, true);
-                self.update_rows(first, output, |k, c| &c.output_terms[k], activations, true);
-                self.update_rows(first, thresholds, |_, c| &c.ones, steps, false);
-                if let Some(share) = out_thresholds {
-                    self.update_output_thresholds(share);
-                }
-            },
-        )
-    }
 }
 
 impl Context<'_> {

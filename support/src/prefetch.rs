@@ -13,16 +13,22 @@ pub fn prefetch<T>(x: &T) {
 /// in a random permutation.
 #[inline(always)]
 pub fn prefetch_slice<T>(values: &[T]) {
+    each_line(values, line);
+}
+
+/// `hint` for an address in every cache line `values` spans.
+#[inline(always)]
+fn each_line<T>(values: &[T], hint: impl Fn(*const u8)) {
     let bytes = std::mem::size_of_val(values);
     let start = values.as_ptr().cast::<u8>();
     let mut offset = 0;
     while offset < bytes {
-        line(start.wrapping_add(offset));
+        hint(start.wrapping_add(offset));
         offset += 64;
     }
     if bytes > 0 {
         // The last line, when `values` does not start on a line.
-        line(start.wrapping_add(bytes - 1));
+        hint(start.wrapping_add(bytes - 1));
     }
 }
 
@@ -36,17 +42,9 @@ pub fn prefetch_slice<T>(values: &[T]) {
 /// results are the same without it.
 #[inline(always)]
 pub fn prefetch_write_slice<T>(values: &[T]) {
-    let bytes = std::mem::size_of_val(values);
-    if bytes == 0 || !has_prefetchw() {
-        return;
+    if has_prefetchw() {
+        each_line(values, line_for_write);
     }
-    let start = values.as_ptr().cast::<u8>();
-    let mut offset = 0;
-    while offset < bytes {
-        line_for_write(start.wrapping_add(offset));
-        offset += 64;
-    }
-    line_for_write(start.wrapping_add(bytes - 1));
 }
 
 /// Whether this CPU has `prefetchw` (CPUID leaf 0x8000_0001, ECX bit 8),
