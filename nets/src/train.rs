@@ -373,24 +373,6 @@ impl Evaluator {
         Some(kind)
     }
 
-    /// [`Evaluator::train`] without bringing the trained net's blocked copy
-    /// up to date ([`train_net_deferred`]): for many steps in a row, after
-    /// which [`crate::Nets::refresh_blocked`] must run before a batched
-    /// evaluation. The same step, the same bits.
-    pub fn train_deferred(
-        &mut self,
-        board: &Board,
-        class: Class,
-        target: &Probabilities,
-        alpha: f32,
-        scratch: &mut Scratch,
-        train: &mut TrainScratch,
-    ) -> Option<NetKind> {
-        let kind = self.inputs(board, class, &mut scratch.net.inputs)?;
-        self.train_inputs_deferred(board, kind, &scratch.net.inputs, target, alpha, train);
-        Some(kind)
-    }
-
     /// The part of [`Evaluator::train`] that does not depend on the
     /// weights: `board`'s inputs for its class's net into `inputs` (at
     /// least as long as that net's inputs) and the sanity-checked target.
@@ -414,9 +396,12 @@ impl Evaluator {
         t
     }
 
-    /// [`Evaluator::train_deferred`] with `board`'s input vector for net
-    /// `kind` given (as [`Evaluator::inputs`] writes it; a trainer that
-    /// keeps them saves computing them every epoch).
+    /// [`Evaluator::train`] with `board`'s input vector for net `kind`
+    /// given (as [`Evaluator::inputs`] writes it; a trainer that keeps them
+    /// saves computing them every epoch), without bringing the net's
+    /// blocked copy up to date ([`train_net_deferred`]): for many steps in
+    /// a row, after which [`crate::Nets::refresh_blocked`] must run before
+    /// a batched evaluation. The same step, the same bits.
     pub fn train_inputs_deferred(
         &mut self,
         board: &Board,

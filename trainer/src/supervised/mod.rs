@@ -437,7 +437,6 @@ pub fn train_epoch(
     alpha: f32,
     schedule: &Schedule,
 ) {
-    let mut scratch = eval.scratch();
     let mut train = schedule.train_scratch();
     let mut inputs = vec![0f32; nets::inputs::MAX_INPUTS];
     for (i, &k) in order.iter().enumerate() {
@@ -462,11 +461,16 @@ pub fn train_epoch(
                 simd,
                 &mut train,
             );
-        } else if let Some(x) = set.kept_inputs(k as usize, board, &mut inputs) {
-            let kind = net_kind(r.class(), false);
-            eval.train_inputs_deferred(board, kind, x, &t, alpha, &mut train);
         } else {
-            eval.train_deferred(board, r.class(), &t, alpha, &mut scratch, &mut train);
+            // The kept inputs, else computed now (`None`: a class without
+            // a net, nothing to train).
+            let kind = match set.kept_inputs(k as usize, board, &mut inputs) {
+                Some(_) => Some(net_kind(r.class(), false)),
+                None => eval.inputs(board, r.class(), &mut inputs),
+            };
+            if let Some(kind) = kind {
+                eval.train_inputs_deferred(board, kind, &inputs, &t, alpha, &mut train);
+            }
         }
     }
     // The nets' blocked copies (read by batched evaluation only) once,
