@@ -416,6 +416,21 @@ impl TrainingSet {
         }
     }
 
+    /// Calls `f(k, record, board)` for each record `k` of `order` that has
+    /// a board, in order, asking the CPU for the next record's data
+    /// ([`TrainingSet::prefetch`]) while `f` trains the one before.
+    #[inline]
+    fn visit(&self, order: &[u32], mut f: impl FnMut(usize, &Record, &Board)) {
+        for (i, &k) in order.iter().enumerate() {
+            if let Some(&next) = order.get(i + 1) {
+                self.prefetch(next as usize);
+            }
+            if let Some((r, board)) = self.get(k as usize) {
+                f(k as usize, r, board);
+            }
+        }
+    }
+
     /// The records, in database order.
     pub fn records(&self) -> &[Record] {
         &self.records
@@ -439,13 +454,7 @@ pub fn train_epoch(
 ) {
     let mut train = schedule.train_scratch();
     let mut inputs = vec![0f32; nets::inputs::MAX_INPUTS];
-    for (i, &k) in order.iter().enumerate() {
-        if let Some(&next) = order.get(i + 1) {
-            set.prefetch(next as usize);
-        }
-        let Some((r, board)) = set.get(k as usize) else {
-            continue;
-        };
+    set.visit(order, |k, r, board| {
         let t = targets(r, schedule.ignore_bg);
         if schedule.prune {
             let kind = net_kind(r.class(), true);
@@ -464,7 +473,7 @@ pub fn train_epoch(
         } else {
             // The kept inputs, else computed now (`None`: a class without
             // a net, nothing to train).
-            let kind = match set.kept_inputs(k as usize, board, &mut inputs) {
+            let kind = match set.kept_inputs(k, board, &mut inputs) {
                 Some(_) => Some(net_kind(r.class(), false)),
                 None => eval.inputs(board, r.class(), &mut inputs),
             };
@@ -472,7 +481,7 @@ pub fn train_epoch(
                 eval.train_inputs_deferred(board, kind, &inputs, &t, alpha, &mut train);
             }
         }
-    }
+    });
     // The nets' blocked copies (read by batched evaluation only) once,
     // not after every step.
     eval.nets_mut().refresh_blocked();
@@ -584,13 +593,7 @@ fn fill_chunk(
     (scratch, train, x): &mut ChunkBuffers,
 ) {
     pending.clear();
-    for (i, &k) in chunk.iter().enumerate() {
-        if let Some(&next) = chunk.get(i + 1) {
-            set.prefetch(next as usize);
-        }
-        let Some((r, board)) = set.get(k as usize) else {
-            continue;
-        };
+    set.visit(chunk, |k, r, board| {
         let t = targets(r, schedule.ignore_bg);
         if schedule.prune {
             let base = &mut x[..nets::inputs::BASE_INPUTS];
@@ -603,12 +606,12 @@ fn fill_chunk(
                 eval.simd(),
                 train,
             );
-        } else if let Some(x) = set.kept_inputs(k as usize, board, x) {
+        } else if let Some(x) = set.kept_inputs(k, board, x) {
             eval.push_gradient_of(board, kind, x, &t, train, pending);
         } else {
             eval.push_gradient(board, r.class(), &t, scratch, train, pending);
         }
-    }
+    });
     pending.index(eval.nets().get(kind).inputs());
 }
 
