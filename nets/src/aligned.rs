@@ -15,7 +15,7 @@ const LINE: usize = 64;
 const PER_LINE: usize = LINE / std::mem::size_of::<f32>();
 
 /// A fixed-length run of floats whose first value starts a cache line.
-pub(crate) struct Aligned {
+pub struct Aligned {
     /// The values and one line more (never grown).
     buf: Vec<f32>,
     /// Where the values start in `buf`.
@@ -24,14 +24,14 @@ pub(crate) struct Aligned {
 
 impl Aligned {
     /// `values` copied to a line boundary.
-    pub(crate) fn from_slice(values: &[f32]) -> Aligned {
+    pub fn from_slice(values: &[f32]) -> Aligned {
         let mut a = Aligned::zeroed(values.len());
         a.copy_from_slice(values);
         a
     }
 
     /// `len` zeros.
-    pub(crate) fn zeroed(len: usize) -> Aligned {
+    pub fn zeroed(len: usize) -> Aligned {
         let buf = vec![0.0f32; len + PER_LINE];
         // The buffer is never grown, so its address (and `start`) holds
         // for its lifetime. A float's address is a multiple of 4, so the
@@ -58,6 +58,14 @@ impl DerefMut for Aligned {
     fn deref_mut(&mut self) -> &mut [f32] {
         let range = self.range();
         &mut self.buf[range]
+    }
+}
+
+impl FromIterator<f32> for Aligned {
+    /// The values of `iter`, copied to a line boundary.
+    fn from_iter<I: IntoIterator<Item = f32>>(iter: I) -> Aligned {
+        let values: Vec<f32> = iter.into_iter().collect();
+        Aligned::from_slice(&values)
     }
 }
 

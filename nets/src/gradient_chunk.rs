@@ -33,10 +33,15 @@ const BLOCK: usize = 64;
 pub struct GradientChunk {
     /// Hidden units of the net the samples came from.
     hidden: usize,
-    /// Each sample's hidden activations, `hidden` values a sample.
+    /// Each sample's hidden activations, a row of [`row_stride`] values a
+    /// sample (`hidden` of them, then zeros), from `row_start`.
     activations: Vec<f32>,
-    /// Each sample's hidden steps (δh), `hidden` values a sample.
+    /// Each sample's hidden steps (δh), laid out as `activations`.
     steps: Vec<f32>,
+    /// Where the rows start in `activations` and `steps`: the first cache
+    /// line boundary of each when its first row was written, so that a
+    /// thread stepping a run of units reads whole lines of every row.
+    row_start: [usize; 2],
     /// Each output's terms (sample, δo), samples in order.
     output_terms: [Vec<(u32, f32)>; NUM_OUTPUTS],
     /// The hidden thresholds' terms (sample, 1), samples in order.
@@ -95,11 +100,21 @@ impl GradientChunk {
         let n = net.hidden();
         if self.is_empty() {
             self.hidden = n;
+            self.row_start = [
+                start_on_a_line(&mut self.activations, n),
+                start_on_a_line(&mut self.steps, n),
+            ];
         }
         assert_eq!(n, self.hidden, "samples of nets of different sizes");
         let (h, step) = scratch.activations_and_steps();
-        self.activations.extend_from_slice(&h[..n]);
-        self.steps.extend_from_slice(&step[..n]);
+        let padding = row_stride(n) - n;
+        for (rows, values) in [
+            (&mut self.activations, &h[..n]),
+            (&mut self.steps, &step[..n]),
+        ] {
+            rows.extend_from_slice(values);
+            rows.resize(rows.len() + padding, 0.0);
+        }
         let sample = self.ones.len() as u32;
         for (terms, &d) in self.output_terms.iter_mut().zip(&delta_o) {
             terms.push((sample, d));
@@ -118,6 +133,7 @@ impl GradientChunk {
     pub fn clear(&mut self) {
         self.activations.clear();
         self.steps.clear();
+        self.row_start = [0, 0];
         for terms in &mut self.output_terms {
             terms.clear();
         }
@@ -163,20 +179,39 @@ impl GradientChunk {
         self.indexed = Some(inputs);
     }
 
-    /// Each sample's hidden steps (δh), a row of the net's units a sample.
+    /// Each sample's hidden steps (δh), a row of [`row_stride`] values a
+    /// sample.
     fn steps(&self) -> &[f32] {
-        &self.steps
+        &self.steps[self.row_start[1]..]
     }
 
-    /// Each sample's hidden activations, a row of the net's units a sample.
+    /// Each sample's hidden activations, laid out as the steps.
     fn activations(&self) -> &[f32] {
-        &self.activations
+        &self.activations[self.row_start[0]..]
     }
 
     /// Input `i`'s terms (sample, value), samples in order.
     fn terms(&self, i: usize) -> &[(u32, f32)] {
         &self.by_input[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
+}
+
+/// Floats from one sample's row of a chunk to the next for a net of
+/// `hidden` units: whole cache lines.
+fn row_stride(hidden: usize) -> usize {
+    hidden.next_multiple_of(16)
+}
+
+/// Empties `rows`, makes room for a chunk's rows of `hidden` units and
+/// returns the index of the first float on a cache line, zeros up to it.
+/// The room is [`GradientChunk`]'s usual 64 samples: more samples may move
+/// the rows (still correct, only no longer aligned).
+fn start_on_a_line(rows: &mut Vec<f32>, hidden: usize) -> usize {
+    rows.clear();
+    rows.reserve(64 * row_stride(hidden) + 16);
+    let start = (64 - rows.as_ptr() as usize % 64) % 64 / std::mem::size_of::<f32>();
+    rows.resize(start, 0.0);
+    start
 }
 
 /// The runs of units the threads own: one per thread, each a whole number
@@ -434,7 +469,7 @@ impl TeamStep {
         );
         let context = Context {
             chunks,
-            hidden: n,
+            stride: row_stride(n),
             step: planned.step,
             shrink: planned.shrink,
         };
@@ -458,7 +493,8 @@ impl TeamStep {
 /// What every run of units reads in the step.
 struct Context<'a> {
     chunks: &'a [&'a GradientChunk],
-    hidden: usize,
+    /// Floats from a sample's row to the next ([`row_stride`]).
+    stride: usize,
     step: AdamStep,
     /// Weight decay's factor, if any.
     shrink: Option<f32>,
@@ -504,7 +540,7 @@ impl Context<'_> {
     }
 
     /// The gradient sums of the `len` (at most [`BLOCK`]) elements from
-    /// unit `start` of a block: element `l` sums `rows(c)[s·hidden + start
+    /// unit `start` of a block: element `l` sums `rows(c)[s·stride + start
     /// + l]·coefficient` over each chunk's terms `(s, coefficient)`
     /// (`terms(c)`) from 0, then the chunks' sums in order.
     #[inline(always)]
@@ -523,9 +559,9 @@ impl Context<'_> {
             let mut part = [0f32; BLOCK];
             let (terms, rows) = (terms(chunk), rows(chunk));
             if len == BLOCK {
-                block_sums(&mut part, rows, self.hidden, start, terms);
+                block_sums(&mut part, rows, self.stride, start, terms);
             } else {
-                tail_sums(&mut part, rows, self.hidden, start, len, terms);
+                tail_sums(&mut part, rows, self.stride, start, len, terms);
             }
             if c == 0 {
                 g = part;
@@ -849,6 +885,44 @@ mod tests {
                         bits(&net, &adam) == want,
                         "{inputs}-{hidden}, {loss:?}, μ {mu}, decay {decay}, a team of {parts}"
                     );
+                }
+            }
+        }
+    }
+
+    /// A chunk's rows start on cache lines and take whole lines each (so
+    /// threads stepping different runs of units read whole lines), and
+    /// they hold each sample's values, also after a clear and for more
+    /// samples than the room made for them.
+    #[test]
+    fn a_chunks_rows_are_whole_lines_of_each_samples_values() {
+        for hidden in [128, 72, 5] {
+            let net = net(30, hidden);
+            let mut s = TrainScratch::with_loss(Loss::SquaredError, 1.0);
+            let mut chunk = GradientChunk::new();
+            for round in 0..2 {
+                chunk.clear();
+                for (x, t) in samples(30, 70, 7 + round) {
+                    chunk.push(
+                        &net,
+                        &x,
+                        &t,
+                        Arithmetic::GnubgFastMath,
+                        Simd::Portable,
+                        &mut s,
+                    );
+                    let row = chunk.len() - 1;
+                    let (h, step) = s.activations_and_steps();
+                    let stride = row_stride(hidden);
+                    assert_eq!(stride % 16, 0);
+                    for (rows, values) in [(chunk.activations(), h), (chunk.steps(), step)] {
+                        if chunk.len() <= 64 {
+                            assert_eq!(rows.as_ptr() as usize % 64, 0, "{hidden} units");
+                        }
+                        let mine = &rows[row * stride..(row + 1) * stride];
+                        assert_eq!(&mine[..hidden], &values[..hidden]);
+                        assert!(mine[hidden..].iter().all(|&v| v == 0.0));
+                    }
                 }
             }
         }

@@ -50,6 +50,7 @@ pub mod weights;
 pub mod weights_binary;
 pub mod weights_text;
 
+pub use aligned::Aligned;
 pub use arith::Arithmetic;
 pub use bearoff_eval::{BearoffDatabases, BearoffError, BearoffFile};
 pub use classify::{classify, Class};

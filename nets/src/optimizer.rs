@@ -3,6 +3,7 @@
 //! [`Adam`] optimizer that moves a net by a batch's gradient
 //! (docs/formats.md#training-update).
 
+use crate::aligned::Aligned;
 use crate::net::Net;
 
 /// A sum of per-sample steps, laid out as the net's parameters
@@ -84,10 +85,12 @@ impl Gradient {
 pub struct Adam {
     /// Steps taken.
     pub steps: u64,
-    /// The first moment (running mean of the gradient).
-    pub first: Vec<f32>,
-    /// The second moment (running mean of its square).
-    pub second: Vec<f32>,
+    /// The first moment (running mean of the gradient), starting on a
+    /// cache line like the net's weights, so that threads stepping
+    /// different runs of units never write the same line.
+    pub first: Aligned,
+    /// The second moment (running mean of its square), aligned the same way.
+    pub second: Aligned,
 }
 
 /// Decay of Adam's first moment.
@@ -103,8 +106,8 @@ impl Adam {
         let n = net.shape().values();
         Adam {
             steps: 0,
-            first: vec![0.0; n],
-            second: vec![0.0; n],
+            first: Aligned::zeroed(n),
+            second: Aligned::zeroed(n),
         }
     }
 

@@ -15,6 +15,7 @@ use crate::positions::db::{check_targets, position_id, PositionDb, Record};
 use crate::supervised::bench::position_errors;
 use crate::team::SpinBarrier;
 use board::{Board, Probabilities};
+use crossbeam_utils::CachePadded;
 use nets::{
     Adam, Class, Evaluator, GradientChunk, NetKind, PlannedStep, Scratch, TeamStep, TrainScratch,
 };
@@ -521,9 +522,10 @@ pub fn train_epoch_adam(
         .map(|positions| adam.plan_step(positions.len(), rate, decay))
         .collect();
     let threads = rayon::current_num_threads().max(1);
-    let chunks: Vec<RwLock<GradientChunk>> = (0..batch.div_ceil(GRADIENT_CHUNK).max(1))
-        .map(|_| RwLock::new(GradientChunk::new()))
-        .collect();
+    let chunks: Vec<CachePadded<RwLock<GradientChunk>>> =
+        (0..batch.div_ceil(GRADIENT_CHUNK).max(1))
+            .map(|_| CachePadded::new(RwLock::new(GradientChunk::new())))
+            .collect();
     let simd = eval.simd();
     let team = TeamStep::new(eval.nets_mut().get_mut(kind), adam, threads);
     let shared: &Evaluator = eval;
