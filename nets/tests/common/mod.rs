@@ -136,17 +136,36 @@ pub fn gnubg_evaluate(dir: &Path, rows: &[(String, bool)], plies: u32) -> Vec<[u
     .unwrap();
     let prefs = work.path().join("prefs");
     std::fs::create_dir_all(&prefs).unwrap();
-    let out = std::process::Command::new(gnubg_file(GNUBG))
-        .args(["-t", "-q", "-r", "-P"])
-        .arg(dir)
-        .arg("-s")
-        .arg(&prefs)
-        .arg("-p")
-        .arg(&script)
-        .env("HOME", work.path())
-        .output()
-        .expect("gnubg runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let run = || {
+        let (stdout, stderr) = (work.path().join("stdout"), work.path().join("stderr"));
+        let mut child = std::process::Command::new(gnubg_file(GNUBG))
+            .args(["-t", "-q", "-r", "-P"])
+            .arg(dir)
+            .arg("-s")
+            .arg(&prefs)
+            .arg("-p")
+            .arg(&script)
+            .env("HOME", work.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .expect("gnubg runs");
+        let finished = wait_at_most(&mut child, GNUBG_PATIENCE);
+        finished.then(|| {
+            (
+                std::fs::read(&stdout).unwrap(),
+                std::fs::read(&stderr).unwrap(),
+            )
+        })
+    };
+    // gnubg 1.07's Python `evaluate` very rarely hangs for good, its worker
+    // thread gone (seen once under heavy load): one more try, then a clear
+    // failure instead of a test that never ends.
+    let (stdout, stderr) = run()
+        .or_else(run)
+        .unwrap_or_else(|| panic!("gnubg hung twice evaluating {} positions", rows.len()));
+    let stdout = String::from_utf8_lossy(&stdout);
     let got: Vec<[u32; 5]> = stdout
         .lines()
         .filter_map(|l| l.strip_prefix("OUT "))
@@ -159,9 +178,28 @@ pub fn gnubg_evaluate(dir: &Path, rows: &[(String, bool)], plies: u32) -> Vec<[u
         got.len(),
         rows.len(),
         "gnubg did not evaluate: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        String::from_utf8_lossy(&stderr)
     );
     got
+}
+
+/// How long one gnubg run of [`gnubg_evaluate`] may take: its evaluations
+/// take seconds, a hung run forever.
+const GNUBG_PATIENCE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Waits for `child` to exit, at most `patience`; kills it after that.
+/// Returns true if it exited on its own.
+fn wait_at_most(child: &mut std::process::Child, patience: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < patience {
+        if child.try_wait().expect("gnubg can be waited for").is_some() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    false
 }
 
 /// [`gnubg_evaluate`] of `rows` split over several gnubg processes at
