@@ -134,7 +134,8 @@ impl BatchScratch {
 #[derive(Clone, Debug)]
 pub(crate) struct NetScratch {
     pub(crate) inputs: Vec<f32>,
-    pub(crate) hidden: Vec<f32>,
+    /// Starts on a cache line, as the weight rows do.
+    pub(crate) hidden: crate::aligned::Aligned,
 }
 
 /// Evaluates positions with gnubg's nets and bearoff databases. A clone
@@ -185,7 +186,7 @@ impl Evaluator {
         Scratch {
             net: NetScratch {
                 inputs: vec![0.0; MAX_INPUTS],
-                hidden: vec![0.0; self.nets.max_hidden()],
+                hidden: crate::aligned::Aligned::zeroed(self.nets.max_hidden()),
             },
             moves: MoveList::new(),
             scores: Vec::with_capacity(64),

@@ -69,7 +69,7 @@ pub fn forward_batch(
     let n_in = net.inputs();
     let padded = net.padded_hidden();
     assert!(xs.len() >= count * n_in && out.len() >= count);
-    let hidden = grown(hidden, count * padded);
+    let hidden = grown_aligned(hidden, count * padded);
     accumulate_batch(net, &xs[..count * n_in], count, hidden, simd);
     #[cfg(target_arch = "x86_64")]
     avx2::finish(net, hidden, count, out, arith, simd.uses_avx512());
@@ -100,7 +100,7 @@ pub(crate) fn forward_base_boards(
     let count = which.len();
     assert!(out.len() >= count);
     let padded = net.padded_hidden();
-    let hidden = grown(hidden, count * padded);
+    let hidden = grown_aligned(hidden, count * padded);
     #[cfg(target_arch = "x86_64")]
     {
         avx2::accumulate_base_boards(net, boards, which, hidden, simd.uses_avx512());
@@ -119,6 +119,15 @@ pub(crate) fn grown(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
         buffer.resize(len, 0.0);
     }
     &mut buffer[..len]
+}
+
+/// [`grown`], the slice starting on a cache line: for buffers only ever
+/// reached through it (a growth may move where the slice starts).
+pub(crate) fn grown_aligned(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
+    const PER_LINE: usize = 16;
+    let room = grown(buffer, len + PER_LINE - 1);
+    let start = room.as_ptr().align_offset(64).min(PER_LINE - 1);
+    &mut room[start..start + len]
 }
 
 /// The hidden sigmoid, the output sums and the output sigmoid of every
