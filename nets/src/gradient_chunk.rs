@@ -202,13 +202,17 @@ fn row_stride(hidden: usize) -> usize {
     hidden.next_multiple_of(16)
 }
 
-/// Empties `rows`, makes room for a chunk's rows of `hidden` units and
-/// returns the index of the first float on a cache line, zeros up to it.
-/// The room is [`GradientChunk`]'s usual 64 samples: more samples may move
-/// the rows (still correct, only no longer aligned).
+/// Samples a chunk makes room for when its first sample comes (the
+/// trainer's chunks hold 64); more samples may move its rows, which stay
+/// correct but may no longer start on a cache line.
+const ROOM_SAMPLES: usize = 64;
+
+/// Empties `rows`, makes room for [`ROOM_SAMPLES`] rows of `hidden` units
+/// and returns the index of the first float on a cache line, zeros up to
+/// it.
 fn start_on_a_line(rows: &mut Vec<f32>, hidden: usize) -> usize {
     rows.clear();
-    rows.reserve(64 * row_stride(hidden) + 16);
+    rows.reserve(ROOM_SAMPLES * row_stride(hidden) + 16);
     let start = (64 - rows.as_ptr() as usize % 64) % 64 / std::mem::size_of::<f32>();
     rows.resize(start, 0.0);
     start
@@ -916,7 +920,7 @@ mod tests {
                     let stride = row_stride(hidden);
                     assert_eq!(stride % 16, 0);
                     for (rows, values) in [(chunk.activations(), h), (chunk.steps(), step)] {
-                        if chunk.len() <= 64 {
+                        if chunk.len() <= ROOM_SAMPLES {
                             assert_eq!(rows.as_ptr() as usize % 64, 0, "{hidden} units");
                         }
                         let mine = &rows[row * stride..(row + 1) * stride];
