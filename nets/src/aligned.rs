@@ -12,7 +12,15 @@ use std::ops::{Deref, DerefMut};
 /// Bytes of a cache line on the CPUs this crate targets.
 const LINE: usize = 64;
 /// Floats a line holds.
-const PER_LINE: usize = LINE / std::mem::size_of::<f32>();
+pub(crate) const PER_LINE: usize = LINE / std::mem::size_of::<f32>();
+
+/// How many floats from the float at `at` to the first that starts a
+/// cache line (0 to 15). A float's address is a multiple of 4, so the
+/// distance to the next line is a whole number of floats.
+pub(crate) fn floats_to_a_line(at: *const f32) -> usize {
+    let misalignment = at as usize % LINE;
+    (LINE - misalignment) % LINE / std::mem::size_of::<f32>()
+}
 
 /// A fixed-length run of floats whose first value starts a cache line.
 pub struct Aligned {
@@ -34,10 +42,8 @@ impl Aligned {
     pub fn zeroed(len: usize) -> Aligned {
         let buf = vec![0.0f32; len + PER_LINE];
         // The buffer is never grown, so its address (and `start`) holds
-        // for its lifetime. A float's address is a multiple of 4, so the
-        // distance to the next line is a whole number of floats.
-        let misalignment = buf.as_ptr() as usize % LINE;
-        let start = (LINE - misalignment) % LINE / std::mem::size_of::<f32>();
+        // for its lifetime.
+        let start = floats_to_a_line(buf.as_ptr());
         Aligned { buf, start }
     }
 

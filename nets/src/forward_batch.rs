@@ -124,9 +124,8 @@ pub(crate) fn grown(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
 /// [`grown`], the slice starting on a cache line: for buffers only ever
 /// reached through it (a growth may move where the slice starts).
 pub(crate) fn grown_aligned(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
-    const PER_LINE: usize = 16;
-    let room = grown(buffer, len + PER_LINE - 1);
-    let start = room.as_ptr().align_offset(64).min(PER_LINE - 1);
+    let room = grown(buffer, len + crate::aligned::PER_LINE - 1);
+    let start = crate::aligned::floats_to_a_line(room.as_ptr());
     &mut room[start..start + len]
 }
 

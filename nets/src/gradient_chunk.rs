@@ -212,8 +212,8 @@ const ROOM_SAMPLES: usize = 64;
 /// it.
 fn start_on_a_line(rows: &mut Vec<f32>, hidden: usize) -> usize {
     rows.clear();
-    rows.reserve(ROOM_SAMPLES * row_stride(hidden) + 16);
-    let start = (64 - rows.as_ptr() as usize % 64) % 64 / std::mem::size_of::<f32>();
+    rows.reserve(ROOM_SAMPLES * row_stride(hidden) + crate::aligned::PER_LINE);
+    let start = crate::aligned::floats_to_a_line(rows.as_ptr());
     rows.resize(start, 0.0);
     start
 }
