@@ -43,8 +43,19 @@ const GROUP: usize = 4;
 const SPAN: usize = 16;
 
 /// Vectors of a full span.
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(target_arch = "x86_64")]
 const SPAN_VECTORS: usize = SPAN * GROUP;
+
+/// Vectors whose hidden sums, sigmoid and output sums go together in
+/// [`forward_batch`]: one span, so a span's hidden rows (128 KB for a
+/// 512-unit net) are still in the core's cache when the sigmoid and the
+/// output layer read them, where a whole batch's (2 MB for 1,024 such
+/// vectors) would have left it.
+#[cfg(target_arch = "x86_64")]
+const FINISHED_TOGETHER: usize = SPAN_VECTORS;
+/// (Without x86-64 the batch is not used, [`batch_available`].)
+#[cfg(not(target_arch = "x86_64"))]
+const FINISHED_TOGETHER: usize = 64;
 
 /// True if the batch computes the same bits as the single path for `net`
 /// (no hidden threshold is −0).
@@ -69,12 +80,22 @@ pub fn forward_batch(
     let n_in = net.inputs();
     let padded = net.padded_hidden();
     assert!(xs.len() >= count * n_in && out.len() >= count);
-    let hidden = grown_aligned(hidden, count * padded);
-    accumulate_batch(net, &xs[..count * n_in], count, hidden, simd);
-    #[cfg(target_arch = "x86_64")]
-    avx2::finish(net, hidden, count, out, arith, simd.uses_avx512());
-    #[cfg(not(target_arch = "x86_64"))]
-    finish(net, hidden, count, out, arith, activate, sums_one_by_one);
+    let hidden = grown_aligned(hidden, count.min(FINISHED_TOGETHER) * padded);
+    let mut start = 0;
+    while start < count {
+        let n = (count - start).min(FINISHED_TOGETHER);
+        let (xs, hidden) = (
+            &xs[start * n_in..(start + n) * n_in],
+            &mut hidden[..n * padded],
+        );
+        let out = &mut out[start..start + n];
+        accumulate_batch(net, xs, n, hidden, simd);
+        #[cfg(target_arch = "x86_64")]
+        avx2::finish(net, hidden, n, out, arith, simd.uses_avx512());
+        #[cfg(not(target_arch = "x86_64"))]
+        finish(net, hidden, n, out, arith, activate, sums_one_by_one);
+        start += n;
+    }
 }
 
 /// [`forward_batch`] of the base inputs ([`crate::inputs::base_inputs`],
