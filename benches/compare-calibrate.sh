@@ -26,18 +26,14 @@ echo "threads,gnubg,bgkit" >"$csv"
 gnubg=/usr/games/gnubg
 [ -x "$gnubg" ] || { echo "gnubg not found: apt-get install -y gnubg" >&2; exit 1; }
 
-# median of the numbers on stdin
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-
-# the N of a "Calibration result: N static evaluations/second." line
-figure() { tr '\r' '\n' | sed -n 's/^Calibration result: \([0-9]*\) static evaluations\/second\.$/\1/p' | tail -1; }
+. benches/common.sh
 
 gnubg_once() {
-  printf 'set threads %s\ncalibrate %s\n' "$1" "$iterations" | "$gnubg" -t -q 2>/dev/null | figure
+  printf 'set threads %s\ncalibrate %s\n' "$1" "$iterations" | "$gnubg" -t -q 2>/dev/null | calibration_figure
 }
 
 ours_once() { # threads [more options]
-  "$ours" --threads "$1" --iterations "$iterations" "${@:2}" | figure
+  "$ours" --threads "$1" --iterations "$iterations" "${@:2}" | calibration_figure
 }
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $iterations batches of 1024 per run; reps: $reps (medians)"

@@ -16,8 +16,7 @@ gnubg=/usr/games/makebearoff
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 
-# median of the numbers on stdin
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. benches/common.sh
 
 # time_one TOOL ARGS... -> wall seconds (and leaves peak RSS KB in $dir/rss)
 time_one() {

@@ -23,8 +23,7 @@ gnubg=/usr/games/makehyper
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 
-# median of the numbers on stdin
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. benches/common.sh
 
 # time_one OUT TOOL ARGS... -> wall seconds; runs in $dir (gnubg overflows a
 # 20-byte buffer for checkpoint names longer than 15 characters), leaves

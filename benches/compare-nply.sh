@@ -31,7 +31,7 @@ trap 'rm -rf "$dir"' EXIT
 prune_flag=""
 [ "$prune" = 1 ] && prune_flag="--prune"
 
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. benches/common.sh
 
 # The first N reference positions of each class (gnubg's 0-ply evaluations,
 # nets/tests/fixtures/evals_public.tsv).

@@ -38,7 +38,7 @@ done >"$dir/positions.dat"
 "$trainer" db import "$dir/positions.dat" -o "$dir/positions.db" >/dev/null
 
 now() { date +%s.%N; }
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. benches/common.sh
 
 gnubg_once() {
   {

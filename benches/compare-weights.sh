@@ -30,10 +30,9 @@ git worktree add -q --detach "$dir/src" "$rev"
 (cd "$dir/src" && CARGO_TARGET_DIR="$dir/target" cargo build --release -q -p bgkit-benches)
 theirs="$dir/target/release/calibrate"
 
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-figure() { sed -n 's/^Calibration result: \([0-9]*\) static evaluations\/second\.$/\1/p' | tail -1; }
+. benches/common.sh
 once() { # binary weights [options] → evaluations a second
-  "$1" --weights "$2" --iterations "$iterations" --threads 1 "${@:3}" | figure
+  "$1" --weights "$2" --iterations "$iterations" --threads 1 "${@:3}" | calibration_figure
 }
 
 base=""; one=""; batched=""

@@ -36,10 +36,10 @@ else
   cargo build --release -q -p trainer
   trainer="${CARGO_TARGET_DIR:-$PWD/target}/release/trainer"
 fi
+. benches/common.sh
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 now() { date +%s.%N; }
 
 # The positions: 0-ply self-play positions, a few hundred labelled at 2 plies.
