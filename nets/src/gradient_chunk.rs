@@ -15,6 +15,7 @@
 //! element's weight and moments stay with one thread, and the bits do not
 //! depend on the number of threads.
 
+use crate::aligned::PER_LINE;
 use crate::arith::Arithmetic;
 use crate::classify::Class;
 use crate::evaluate::{Evaluator, Scratch};
@@ -199,7 +200,7 @@ impl GradientChunk {
 /// Floats from one sample's row of a chunk to the next for a net of
 /// `hidden` units: whole cache lines.
 fn row_stride(hidden: usize) -> usize {
-    hidden.next_multiple_of(16)
+    hidden.next_multiple_of(PER_LINE)
 }
 
 /// Samples a chunk makes room for when its first sample comes (the
@@ -212,16 +213,19 @@ const ROOM_SAMPLES: usize = 64;
 /// it.
 fn start_on_a_line(rows: &mut Vec<f32>, hidden: usize) -> usize {
     rows.clear();
-    rows.reserve(ROOM_SAMPLES * row_stride(hidden) + crate::aligned::PER_LINE);
+    rows.reserve(ROOM_SAMPLES * row_stride(hidden) + PER_LINE);
     let start = crate::aligned::floats_to_a_line(rows.as_ptr());
     rows.resize(start, 0.0);
     start
 }
 
 /// The runs of units the threads own: one per thread, each a whole number
-/// of cache lines (16 floats) but the last.
+/// of cache lines ([`PER_LINE`] floats) but the last.
 fn unit_ranges(hidden: usize, threads: usize) -> Vec<Range<usize>> {
-    let per = hidden.div_ceil(threads.max(1)).next_multiple_of(16).max(16);
+    let per = hidden
+        .div_ceil(threads.max(1))
+        .next_multiple_of(PER_LINE)
+        .max(PER_LINE);
     let mut ranges: Vec<Range<usize>> = (0..hidden)
         .step_by(per)
         .map(|s| s..(s + per).min(hidden))
