@@ -763,6 +763,21 @@ pub(crate) unsafe fn sums_five_pair_avx2(
             *a = _mm256_add_ps(*a, _mm256_mul_ps(h, _mm256_set_m128(wq, wq)));
         }
     }
+    if full == n {
+        // `complete_five` in the registers, as in `sums_five_quad_avx512`.
+        let mut lanes = [[0f32; 8]; 5];
+        for ((a, &bias), l) in acc.iter().zip(net.output_thresholds()).zip(&mut lanes) {
+            let swapped = _mm256_permute_ps::<0xB1>(*a);
+            let low = _mm256_add_ps(*a, swapped);
+            let high = _mm256_add_ps(swapped, *a);
+            let u = _mm256_add_ps(low, _mm256_permute_ps::<0x4E>(high));
+            // SAFETY: `l` holds 8 floats; unaligned store.
+            _mm256_storeu_ps(l.as_mut_ptr(), _mm256_add_ps(u, _mm256_set1_ps(bias)));
+        }
+        *oa = std::array::from_fn(|o| lanes[o][0]);
+        *ob = std::array::from_fn(|o| lanes[o][4]);
+        return;
+    }
     let mut sa = [[0f32; 4]; 5];
     let mut sb = [[0f32; 4]; 5];
     for (o, a) in acc.iter().enumerate() {
@@ -810,6 +825,24 @@ pub(crate) unsafe fn sums_five_quad_avx512(net: &Net, h: [&[f32]; 4], out: [&mut
             let wq = _mm512_broadcast_f32x4(_mm_loadu_ps(pw.add(o * n + j)));
             *a = _mm512_add_ps(*a, _mm512_mul_ps(x, wq));
         }
+    }
+    if full == n {
+        // `complete_five` in the registers, its operands in its order: lane
+        // 4c of output o's register ends as ((s0 + s1) + (s3 + s2)) + bias.
+        let mut lanes = [[0f32; 16]; 5];
+        for ((a, &bias), l) in acc.iter().zip(net.output_thresholds()).zip(&mut lanes) {
+            // Lanes swapped in pairs: s1 s0 s3 s2.
+            let swapped = _mm512_permute_ps::<0xB1>(*a);
+            let low = _mm512_add_ps(*a, swapped); // lane 0: s0 + s1
+            let high = _mm512_add_ps(swapped, *a); // lane 2: s3 + s2
+            let u = _mm512_add_ps(low, _mm512_permute_ps::<0x4E>(high));
+            // SAFETY: `l` holds 16 floats; unaligned store.
+            _mm512_storeu_ps(l.as_mut_ptr(), _mm512_add_ps(u, _mm512_set1_ps(bias)));
+        }
+        for (c, out) in out.into_iter().enumerate() {
+            *out = std::array::from_fn(|o| lanes[o][4 * c]);
+        }
+        return;
     }
     let mut s = [[[0f32; 4]; 5]; 4];
     for (o, a) in acc.iter().enumerate() {
