@@ -103,6 +103,9 @@ pub(crate) struct BatchScratch {
     pub(crate) boards: Vec<Board>,
     pub(crate) outputs: Vec<Probabilities>,
     classes: Vec<Class>,
+    /// The class of every batch board, when the caller knows it (the
+    /// candidates the pruning nets kept, all of one class).
+    pub(crate) known_class: Option<Class>,
     members: Vec<usize>,
     inputs: Vec<f32>,
     hidden: Vec<f32>,
@@ -270,7 +273,9 @@ impl Evaluator {
                     b.classes.push(class);
                     b.outputs[i] = outputs;
                 }
-                None => b.classes.push(self.classify(board)),
+                None => b
+                    .classes
+                    .push(b.known_class.unwrap_or_else(|| self.classify(board))),
             }
         }
         for (i, &class) in b.classes.iter().enumerate() {

@@ -311,7 +311,11 @@ impl Evaluator {
                 keep[m] = i;
             }
         }
-        self.first_best(keep.into_iter().take(kept), scratch)
+        // The kept moves are of the class every move was found to have.
+        scratch.batch.known_class = Some(class);
+        let best = self.first_best(keep.into_iter().take(kept), scratch);
+        scratch.batch.known_class = None;
+        best
     }
 }
 
