@@ -547,6 +547,65 @@ mod avx2 {
     /// have, and the 8 entries past the last that padding may write.
     const LIST_ROOM: usize = crate::inputs::MAX_BASE_NONZERO + 8;
 
+    /// Room of one side's list of non-zero base inputs, and the 4 entries
+    /// past the last that listing may write.
+    const SIDE_ROOM: usize = crate::inputs::MAX_SIDE_NONZERO + 4;
+
+    /// A group's lists of non-zero base inputs: each board's own entries
+    /// (`rows[c][..len]`, `xs[c][..len]`, a shorter list padded with
+    /// inputs of value 0), then the entries every board of the group
+    /// shares (`shared_rows[..shared]`): a roll's candidates share side 1,
+    /// the side now on roll, which did not move.
+    struct Lists {
+        rows: [[u16; LIST_ROOM]; GROUP],
+        xs: [[f32; LIST_ROOM]; GROUP],
+        len: usize,
+        shared_rows: [u16; SIDE_ROOM],
+        shared_xs: [f32; SIDE_ROOM],
+        shared: usize,
+        /// The side 1 listed in the shared entries, if any.
+        side1: Option<[u8; 25]>,
+    }
+
+    impl Lists {
+        /// Lists `group`'s boards: side 1 once if they all have the same,
+        /// else each board whole.
+        #[inline(always)]
+        fn of(&mut self, boards: &[board::Board], group: &[usize]) {
+            use crate::inputs::{base_nonzero, side_nonzero};
+            let first = &boards[group[0]].sides[1];
+            let same = group.iter().all(|&i| &boards[i].sides[1] == first);
+            if !same {
+                self.shared = 0;
+                self.side1 = None;
+            } else if self.side1.as_ref() != Some(first) {
+                // The groups of one roll's candidates list it once.
+                self.shared = side_nonzero(first, 1, &mut self.shared_rows, &mut self.shared_xs);
+                self.side1 = Some(*first);
+            }
+            let mut lens = [0usize; GROUP];
+            for (c, &i) in group.iter().enumerate() {
+                let (rows, xs) = (&mut self.rows[c], &mut self.xs[c]);
+                lens[c] = if same {
+                    side_nonzero(&boards[i].sides[0], 0, rows, xs)
+                } else {
+                    base_nonzero(&boards[i], rows, xs)
+                };
+            }
+            self.len = lens.into_iter().max().unwrap_or(0);
+            // Padded with zeros to the longest, eight entries at a time (a
+            // few stores, no call): `len + 8 ≤ LIST_ROOM`.
+            for (c, &len) in lens.iter().enumerate().take(group.len()) {
+                let mut l = len;
+                while l < self.len {
+                    self.rows[c][l..l + 8].fill(0);
+                    self.xs[c][l..l + 8].fill(0.0);
+                    l += 8;
+                }
+            }
+        }
+    }
+
     /// The hidden sums of [`super::forward_base_boards`]: up to four
     /// boards' lists of non-zero base inputs side by side (with AVX-512F
     /// if `wide`).
@@ -558,42 +617,34 @@ mod avx2 {
         hs: &mut [f32],
         wide: bool,
     ) {
-        use crate::inputs::base_nonzero;
         let padded = net.padded_hidden();
-        let mut rows = [[0u16; LIST_ROOM]; GROUP];
-        let mut xs = [[0f32; LIST_ROOM]; GROUP];
+        let mut lists = Lists {
+            rows: [[0; LIST_ROOM]; GROUP],
+            xs: [[0.0; LIST_ROOM]; GROUP],
+            len: 0,
+            shared_rows: [0; SIDE_ROOM],
+            shared_xs: [0.0; SIDE_ROOM],
+            shared: 0,
+            side1: None,
+        };
         for (start, group) in (0..).step_by(GROUP).zip(which.chunks(GROUP)) {
-            let mut longest = 0;
-            let mut lens = [0usize; GROUP];
-            for (c, &i) in group.iter().enumerate() {
-                lens[c] = base_nonzero(&boards[i], &mut rows[c], &mut xs[c]);
-                longest = longest.max(lens[c]);
-            }
-            // Padded with zeros to the longest, eight entries at a time (a
-            // few stores, no call): `longest + 8 ≤ LIST_ROOM`.
-            for c in 0..group.len() {
-                let mut l = lens[c];
-                while l < longest {
-                    rows[c][l..l + 8].fill(0);
-                    xs[c][l..l + 8].fill(0.0);
-                    l += 8;
-                }
-            }
+            lists.of(boards, group);
             let out = &mut hs[start * padded..(start + group.len()) * padded];
+            let l = &lists;
             // SAFETY: `forward_base_boards` asserted `batch_available`, i.e.
             // that this CPU has AVX2 (checked at run time), the only
             // requirement of the `target_feature` functions; `wide` only
             // where it has AVX-512F.
             unsafe {
                 match (wide, group.len()) {
-                    (true, 4) => list_sums_512::<4>(net, &rows, &xs, longest, out),
-                    (true, 3) => list_sums_512::<3>(net, &rows, &xs, longest, out),
-                    (true, 2) => list_sums_512::<2>(net, &rows, &xs, longest, out),
-                    (true, _) => list_sums_512::<1>(net, &rows, &xs, longest, out),
-                    (false, 4) => list_sums::<4>(net, &rows, &xs, longest, out),
-                    (false, 3) => list_sums::<3>(net, &rows, &xs, longest, out),
-                    (false, 2) => list_sums::<2>(net, &rows, &xs, longest, out),
-                    (false, _) => list_sums::<1>(net, &rows, &xs, longest, out),
+                    (true, 4) => list_sums_512::<4>(net, l, out),
+                    (true, 3) => list_sums_512::<3>(net, l, out),
+                    (true, 2) => list_sums_512::<2>(net, l, out),
+                    (true, _) => list_sums_512::<1>(net, l, out),
+                    (false, 4) => list_sums::<4>(net, l, out),
+                    (false, 3) => list_sums::<3>(net, l, out),
+                    (false, 2) => list_sums::<2>(net, l, out),
+                    (false, _) => list_sums::<1>(net, l, out),
                 }
             }
         }
@@ -607,37 +658,37 @@ mod avx2 {
     }
 
     /// Checks what [`list_sums`] and [`list_sums_512`] rely on: `G` lists
-    /// of `len` rows, every row below the net's inputs, `out` holding `G`
-    /// padded vectors and the blocked weights their full length. Returns
-    /// the net's inputs, padded hidden units and blocked weights.
+    /// and the shared one within their room, every row below the net's
+    /// inputs, `out` holding `G` padded vectors and the blocked weights
+    /// their full length. Returns the net's inputs, padded hidden units
+    /// and blocked weights.
     fn checked_lists<'a, const G: usize>(
         net: &'a Net,
-        rows: &[[u16; LIST_ROOM]; GROUP],
-        len: usize,
+        lists: &Lists,
         out: &[f32],
     ) -> (usize, usize, &'a [f32]) {
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
         let blocked = net.blocked_hidden_weights();
-        assert!(G <= GROUP && out.len() == G * padded && len <= rows[0].len());
+        assert!(G <= GROUP && out.len() == G * padded);
+        assert!(lists.len <= LIST_ROOM && lists.shared <= SIDE_ROOM);
         assert!(blocked.len() == padded / BLOCK_UNITS * n_in * BLOCK_UNITS);
-        assert!(rows[..G].iter().all(|r| rows_below(&r[..len], n_in)));
+        assert!(lists.rows[..G]
+            .iter()
+            .all(|r| rows_below(&r[..lists.len], n_in)));
+        assert!(rows_below(&lists.shared_rows[..lists.shared], n_in));
         (n_in, padded, blocked)
     }
 
-    /// The sums of `G` vectors given as lists of (input, value), the first
-    /// `len` entries of `rows[c]` and `xs[c]`, block by block; each unit
+    /// The sums of `G` vectors given as lists of (input, value), each
+    /// board's own entries then the shared ones, block by block; each unit
     /// adds the entries of a list in its order, as [`block_sums`] adds its
-    /// rows.
+    /// rows. A shared entry's product is the same for every board: taken
+    /// once, added to each.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn list_sums<const G: usize>(
-        net: &Net,
-        rows: &[[u16; LIST_ROOM]; GROUP],
-        xs: &[[f32; LIST_ROOM]; GROUP],
-        len: usize,
-        out: &mut [f32],
-    ) {
-        let (n_in, padded, blocked) = checked_lists::<G>(net, rows, len, out);
+    unsafe fn list_sums<const G: usize>(net: &Net, lists: &Lists, out: &mut [f32]) {
+        let (n_in, padded, blocked) = checked_lists::<G>(net, lists, out);
+        let (rows, xs) = (&lists.rows, &lists.xs);
         for b in 0..padded / BLOCK_UNITS {
             let bias = block_bias(net, b);
             // SAFETY (every load and store below): `bias` and `dst` are 16
@@ -648,12 +699,22 @@ mod avx2 {
             let hi = _mm256_loadu_ps(bias[8..].as_ptr());
             let mut acc: [[__m256; 2]; G] = [[lo, hi]; G];
             let block = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            for k in 0..len {
+            for k in 0..lists.len {
                 for (c, a) in acc.iter_mut().enumerate() {
                     let row = block.add(usize::from(rows[c][k]) * BLOCK_UNITS);
                     let xc = _mm256_broadcast_ss(&xs[c][k]);
                     a[0] = _mm256_add_ps(a[0], _mm256_mul_ps(_mm256_loadu_ps(row), xc));
                     a[1] = _mm256_add_ps(a[1], _mm256_mul_ps(_mm256_loadu_ps(row.add(8)), xc));
+                }
+            }
+            for k in 0..lists.shared {
+                let row = block.add(usize::from(lists.shared_rows[k]) * BLOCK_UNITS);
+                let x = _mm256_broadcast_ss(&lists.shared_xs[k]);
+                let p0 = _mm256_mul_ps(_mm256_loadu_ps(row), x);
+                let p1 = _mm256_mul_ps(_mm256_loadu_ps(row.add(8)), x);
+                for a in acc.iter_mut() {
+                    a[0] = _mm256_add_ps(a[0], p0);
+                    a[1] = _mm256_add_ps(a[1], p1);
                 }
             }
             for (c, a) in acc.iter().enumerate() {
@@ -672,24 +733,26 @@ mod avx2 {
     /// The CPU must support AVX-512F.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx512f")]
-    unsafe fn list_sums_512<const G: usize>(
-        net: &Net,
-        rows: &[[u16; LIST_ROOM]; GROUP],
-        xs: &[[f32; LIST_ROOM]; GROUP],
-        len: usize,
-        out: &mut [f32],
-    ) {
+    unsafe fn list_sums_512<const G: usize>(net: &Net, lists: &Lists, out: &mut [f32]) {
         use std::arch::x86_64::*;
-        let (n_in, padded, blocked) = checked_lists::<G>(net, rows, len, out);
+        let (n_in, padded, blocked) = checked_lists::<G>(net, lists, out);
+        let (rows, xs) = (&lists.rows, &lists.xs);
         for b in 0..padded / BLOCK_UNITS {
             // SAFETY (every load and store below): as in `list_sums`.
             let mut acc = [_mm512_loadu_ps(block_bias(net, b).as_ptr()); G];
             let block = blocked.as_ptr().add(b * n_in * BLOCK_UNITS);
-            for k in 0..len {
+            for k in 0..lists.len {
                 for (c, a) in acc.iter_mut().enumerate() {
                     let row = block.add(usize::from(rows[c][k]) * BLOCK_UNITS);
                     let xc = _mm512_set1_ps(xs[c][k]);
                     *a = _mm512_add_ps(*a, _mm512_mul_ps(_mm512_loadu_ps(row), xc));
+                }
+            }
+            for k in 0..lists.shared {
+                let row = block.add(usize::from(lists.shared_rows[k]) * BLOCK_UNITS);
+                let p = _mm512_mul_ps(_mm512_loadu_ps(row), _mm512_set1_ps(lists.shared_xs[k]));
+                for a in acc.iter_mut() {
+                    *a = _mm512_add_ps(*a, p);
                 }
             }
             for (c, a) in acc.iter().enumerate() {
@@ -1072,12 +1135,14 @@ mod avx2 {
     /// The hidden thresholds of block `b`'s units (0 past the last unit).
     #[inline(always)]
     fn block_bias(net: &Net, b: usize) -> [f32; BLOCK_UNITS] {
-        std::array::from_fn(|u| {
-            net.hidden_thresholds()
-                .get(b * BLOCK_UNITS + u)
-                .copied()
-                .unwrap_or(0.0)
-        })
+        let thresholds = net.hidden_thresholds();
+        let start = b * BLOCK_UNITS;
+        // A whole block in one copy (unit by unit, its 16 stores made the
+        // block's load wait).
+        if let Some(block) = thresholds.get(start..start + BLOCK_UNITS) {
+            return block.try_into().expect("a block of units");
+        }
+        std::array::from_fn(|u| thresholds.get(start + u).copied().unwrap_or(0.0))
     }
 
     #[cfg(test)]
@@ -1175,19 +1240,28 @@ mod tests {
             let net = crate::test_rng::random_net(crate::inputs::BASE_INPUTS, hidden, seed);
             let mut next = xorshift(seed + 100);
             assert!(batch_exact(&net));
-            let boards: Vec<board::Board> = (0..23)
-                .map(|_| {
-                    let mut b = board::Board::default();
-                    for side in &mut b.sides {
-                        for n in side.iter_mut() {
-                            *n = if next().is_multiple_of(3) {
-                                (next() % 16) as u8
-                            } else {
-                                0
-                            };
-                        }
+            let mut random_side = || {
+                std::array::from_fn(|_| {
+                    if next().is_multiple_of(3) {
+                        (next() % 16) as u8
+                    } else {
+                        0
                     }
-                    b
+                })
+            };
+            // Runs of boards with the same side 1, as a roll's candidates
+            // have (the list of its entries is shared), then unrelated ones.
+            let sides1: [[u8; 25]; 3] = std::array::from_fn(|_| random_side());
+            let boards: Vec<board::Board> = (0..23)
+                .map(|i| board::Board {
+                    sides: [
+                        random_side(),
+                        if i < 18 {
+                            sides1[i / 6 % 3]
+                        } else {
+                            random_side()
+                        },
+                    ],
                 })
                 .collect();
             for simd in Simd::available()
@@ -1195,9 +1269,12 @@ mod tests {
                 .filter(|s| batch_available(*s))
             {
                 for arith in [Arithmetic::GnubgFastMath, Arithmetic::Ieee] {
-                    for count in [1, 2, 3, 4, 7, 23] {
+                    for (count, stride) in [1, 2, 3, 4, 7, 23]
+                        .into_iter()
+                        .flat_map(|count| [(count, 5), (count, 1)])
+                    {
                         let which: Vec<usize> =
-                            (0..count).map(|i| (i * 5) % boards.len()).collect();
+                            (0..count).map(|i| (i * stride) % boards.len()).collect();
                         let mut got = vec![[0f32; 5]; count];
                         let mut scratch = Vec::new();
                         forward_base_boards(

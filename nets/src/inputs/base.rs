@@ -70,6 +70,10 @@ const fn nonzero_table(dense: &[[f32; 4]; 16]) -> [Nonzero; 16] {
     t
 }
 
+/// Most non-zero base inputs one side can have: two per point, four on
+/// the bar.
+pub const MAX_SIDE_NONZERO: usize = 24 * 2 + 4;
+
 /// The non-zero entries of [`base_inputs`]`(board)`, in index order:
 /// writes their indices to `rows` and their values to `xs` and returns how
 /// many there are (at most [`MAX_BASE_NONZERO`]). Only occupied points are
@@ -82,30 +86,42 @@ pub fn base_nonzero(board: &Board, rows: &mut [u16], xs: &mut [f32]) -> usize {
         &mut rows[..MAX_BASE_NONZERO + 4],
         &mut xs[..MAX_BASE_NONZERO + 4],
     );
+    let len = side_nonzero(&board.sides[0], 0, rows, xs);
+    len + side_nonzero(&board.sides[1], 1, &mut rows[len..], &mut xs[len..])
+}
+
+/// The non-zero entries of side `s`'s 100 base inputs (inputs `100·s` to
+/// `100·s + 99` of [`base_inputs`]), as [`base_nonzero`] lists them: at
+/// most [`MAX_SIDE_NONZERO`], and both slices need room for 4 entries past
+/// the last.
+#[inline]
+pub fn side_nonzero(side: &[u8; 25], s: usize, rows: &mut [u16], xs: &mut [f32]) -> usize {
+    let (rows, xs) = (
+        &mut rows[..MAX_SIDE_NONZERO + 4],
+        &mut xs[..MAX_SIDE_NONZERO + 4],
+    );
     let mut len = 0;
-    for (s, side) in board.sides.iter().enumerate() {
-        let mut occupied = super::masks::occupied_mod16(side);
-        while occupied != 0 {
-            let p = occupied.trailing_zeros() as usize;
-            occupied &= occupied - 1;
-            let table = if p == 24 {
-                &BAR_NONZERO
-            } else {
-                &POINT_NONZERO
-            };
-            let e = &table[usize::from(side[p] & 15)];
-            // Four u16 lanes of `at` plus the offsets: no lane carries
-            // (at + offset < 200).
-            let packed = (100 * s + 4 * p) as u64 * 0x0001_0001_0001_0001 + e.offsets;
-            // `len` never exceeds the maximum; the `min` lets the compiler
-            // see that the four entries lie inside the slices.
-            let at = len.min(MAX_BASE_NONZERO);
-            for (k, r) in rows[at..at + 4].iter_mut().enumerate() {
-                *r = (packed >> (16 * k)) as u16;
-            }
-            xs[at..at + 4].copy_from_slice(&e.values);
-            len += usize::from(e.count);
+    let mut occupied = super::masks::occupied_mod16(side);
+    while occupied != 0 {
+        let p = occupied.trailing_zeros() as usize;
+        occupied &= occupied - 1;
+        let table = if p == 24 {
+            &BAR_NONZERO
+        } else {
+            &POINT_NONZERO
+        };
+        let e = &table[usize::from(side[p] & 15)];
+        // Four u16 lanes of `at` plus the offsets: no lane carries
+        // (at + offset < 200).
+        let packed = (100 * s + 4 * p) as u64 * 0x0001_0001_0001_0001 + e.offsets;
+        // `len` never exceeds the maximum; the `min` lets the compiler
+        // see that the four entries lie inside the slices.
+        let at = len.min(MAX_SIDE_NONZERO);
+        for (k, r) in rows[at..at + 4].iter_mut().enumerate() {
+            *r = (packed >> (16 * k)) as u16;
         }
+        xs[at..at + 4].copy_from_slice(&e.values);
+        len += usize::from(e.count);
     }
     len
 }

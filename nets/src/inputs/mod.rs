@@ -9,7 +9,7 @@ mod point_sums;
 mod race;
 mod shots;
 
-pub use base::{base_inputs, base_nonzero, MAX_BASE_NONZERO};
+pub use base::{base_inputs, base_nonzero, side_nonzero, MAX_BASE_NONZERO, MAX_SIDE_NONZERO};
 pub use contact::{contact_inputs, contact_inputs_after, crashed_inputs, crashed_inputs_after};
 pub use escapes::{escapes, escapes1};
 pub use race::race_inputs;
