@@ -16,6 +16,16 @@ const fn table(bar: bool) -> [[f32; 4]; 16] {
     t
 }
 
+/// The four base inputs of a point holding `n` chequers (not the bar):
+/// one-hot blot/made/three, then the overflow `(n−3)/2`.
+#[inline]
+pub(crate) fn point_encoding(n: u8) -> [f32; 4] {
+    match POINT.get(usize::from(n)) {
+        Some(&e) => e,
+        None => encode(n, false),
+    }
+}
+
 /// Writes the base inputs of `board` into `out[..200]`: side 0 (opponent)
 /// first, then side 1; per point one-hot blot/made/three plus overflow
 /// `(n−3)/2`, the bar cumulative. Counts must be at most 15.

@@ -11,15 +11,18 @@ pub fn race_inputs(board: &Board, out: &mut [f32], arith: Arithmetic) {
     for (s, side) in board.sides.iter().enumerate() {
         let block = &mut out[107 * s..107 * s + 107];
         let mut men_off = 15i32;
+        // A point's four inputs are the base inputs' (one table row each).
         for (v, &n) in block[..92].chunks_exact_mut(4).zip(&side[..23]) {
             men_off -= i32::from(n);
-            v[0] = f32::from(u8::from(n == 1));
-            v[1] = f32::from(u8::from(n == 2));
-            v[2] = f32::from(u8::from(n >= 3));
-            v[3] = if n > 3 { f32::from(n - 3) / 2.0 } else { 0.0 };
+            v.copy_from_slice(&super::base::point_encoding(n));
         }
-        for (k, v) in block[92..106].iter_mut().enumerate() {
-            *v = f32::from(u8::from(men_off == k as i32 + 1));
+        let off = &mut block[92..106];
+        off.fill(0.0);
+        if let Some(v) = usize::try_from(men_off - 1)
+            .ok()
+            .and_then(|k| off.get_mut(k))
+        {
+            *v = 1.0;
         }
         let mut cross = 0u32;
         for q in 1..4usize {
