@@ -1,21 +1,25 @@
 //! Race backgammons (docs/formats.md#race-backgammon-override): the escape table E and the
-//! override of the race net's backgammon outputs. The table is regenerated
-//! from its definition at first use.
+//! override of the race net's backgammon outputs. The table is stored
+//! ([`escape_table`]); a test builds it again from its definition.
 
 use crate::arith::Arithmetic;
 use crate::bearoff_eval::BearoffDatabases;
 use board::Board;
 use board::Probabilities;
-use std::sync::OnceLock;
+
+mod escape_table;
 
 // ---------------------------------------------------------------- table E
 
 /// Escape distributions `E[c] = (q0..q4)`, indexed by the 5-point bearoff
-/// index of `c = (c1..c5)` (men needing d pips to leave the zone).
+/// index of `c = (c1..c5)` (men needing d pips to leave the zone): the
+/// definition, which the stored table must equal.
+#[cfg(test)]
 struct EscapeTable {
     q: Vec<[u64; 5]>,
 }
 
+#[cfg(test)]
 fn e_score(q: &[u64; 5]) -> u64 {
     (0..5)
         .map(|k| (k as u64 + 1) * q[k] * 36u64.pow(4 - k as u32))
@@ -24,6 +28,7 @@ fn e_score(q: &[u64; 5]) -> u64 {
 
 /// Every state reachable by giving each die, in turn, to a man in the zone
 /// (dice are not wasted while a man remains); men are counts by distance.
+#[cfg(test)]
 fn escape_successors(c: [u8; 5], dice: &[u8], out: &mut Vec<[u8; 5]>) {
     if dice.is_empty() || c.iter().all(|&n| n == 0) {
         if !out.contains(&c) {
@@ -45,6 +50,7 @@ fn escape_successors(c: [u8; 5], dice: &[u8], out: &mut Vec<[u8; 5]>) {
     }
 }
 
+#[cfg(test)]
 impl EscapeTable {
     fn build() -> EscapeTable {
         let mut states: Vec<[u8; 5]> = Vec::new();
@@ -107,9 +113,9 @@ impl EscapeTable {
     }
 }
 
-fn escape_table() -> &'static EscapeTable {
-    static TABLE: OnceLock<EscapeTable> = OnceLock::new();
-    TABLE.get_or_init(EscapeTable::build)
+/// `E[c]` from the stored table.
+fn escapes(c: &[u8; 5]) -> [u64; 5] {
+    escape_table::ESCAPES[board::rank(c)].map(u64::from)
 }
 
 /// Probability that `side` wins a backgammon in a race (docs/formats.md#race-backgammon-override).
@@ -124,7 +130,7 @@ fn race_bg_prob(board: &Board, side: usize, db: &BearoffDatabases, arith: Arithm
     }
     let men: u32 = c.iter().map(|&n| u32::from(n)).sum();
     let p = if (1..=6).contains(&men) {
-        let e = escape_table().get(&c);
+        let e = escapes(&c);
         let (dist, _) = db.one_sided_distribution(&board.sides[side]);
         let mut acc = 0f32;
         let s = side;
@@ -183,8 +189,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_stored_table_is_the_built_one() {
+        let built = EscapeTable::build();
+        assert_eq!(built.q.len(), escape_table::ESCAPES.len());
+        for (id, (q, stored)) in built.q.iter().zip(&escape_table::ESCAPES).enumerate() {
+            assert_eq!(*q, stored.map(u64::from), "state {id}");
+        }
+        // Through the lookup the override uses, by state.
+        let mut c = [0u8; 5];
+        for id in 0..built.q.len() {
+            board::unrank(id, 6, &mut c);
+            assert_eq!(escapes(&c), built.get(&c), "{c:?}");
+        }
+    }
+
+    #[test]
     fn escape_table_examples() {
-        let t = escape_table();
+        let t = EscapeTable::build();
         assert_eq!(t.get(&[3, 0, 0, 0, 0]), [6, 1080, 0, 0, 0]);
         assert_eq!(t.get(&[0, 2, 0, 0, 0]), [26, 360, 0, 0, 0]);
         assert_eq!(t.get(&[2, 0, 1, 0, 0]), [5, 1116, 0, 0, 0]);
