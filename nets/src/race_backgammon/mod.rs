@@ -1,6 +1,6 @@
 //! Race backgammons (docs/formats.md#race-backgammon-override): the escape table E and the
 //! override of the race net's backgammon outputs. The table is stored
-//! ([`escape_table`]); a test builds it again from its definition.
+//! (`escape_table.rs`); a test builds it again from its definition.
 
 use crate::arith::Arithmetic;
 use crate::bearoff_eval::BearoffDatabases;
