@@ -150,10 +150,11 @@ pub fn generate_plays<P: Position, S: PlaySink<P>>(
         position: std::marker::PhantomData,
     };
     let mut pos = *position;
-    search.sub(0, 23, 0, &mut pos);
+    let occupied = pos.occupied();
+    search.sub(0, 23, 0, &mut pos, occupied);
     if !double {
         search.dice = [second, first, 0, 0];
-        search.sub(0, 23, 0, &mut pos);
+        search.sub(0, 23, 0, &mut pos, occupied);
     }
 }
 
@@ -179,8 +180,10 @@ fn legal<P: Position>(pos: &P, src: usize, d: usize, back: Option<usize>) -> boo
 }
 
 impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
-    /// Returns true when the caller must save its position (no die left or none usable).
-    fn sub(&mut self, depth: usize, start: usize, pips: u8, pos: &mut P) -> bool {
+    /// Returns true when the caller must save its position (no die left or
+    /// none usable). `occupied` is `pos.occupied()`, kept up to date move
+    /// by move rather than computed again at every step.
+    fn sub(&mut self, depth: usize, start: usize, pips: u8, pos: &mut P, occupied: u32) -> bool {
         if depth > 3 || self.dice[depth] == 0 {
             return true;
         }
@@ -191,7 +194,8 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
                 return true;
             }
             let undo = pos.apply(BAR, d);
-            if self.last_die(depth) || self.sub(depth + 1, 23, pips + die, pos) {
+            let next = occupied | 1 << (BAR - d);
+            if self.last_die(depth) || self.sub(depth + 1, 23, pips + die, pos, next) {
                 self.save(depth as u8 + 1, pips + die, pos);
             }
             pos.undo(BAR, d, undo);
@@ -200,7 +204,7 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
         let mut used = false;
         // The bar is empty here, so the highest occupied point is the
         // rearmost chequer.
-        let occupied = pos.occupied();
+        debug_assert_eq!(occupied, pos.occupied());
         let highest = (occupied != 0).then(|| 31 - occupied.leading_zeros() as usize);
         let back = highest.filter(|&h| h <= 5);
         let top = start.min(pos.scan_top()).min(highest.unwrap_or(0));
@@ -216,7 +220,16 @@ impl<P: Position, S: PlaySink<P>> Search<'_, P, S> {
             }
             let undo = pos.apply(src, d);
             let next_start = if self.double { src } else { 23 };
-            if self.last_die(depth) || self.sub(depth + 1, next_start, pips + die, pos) {
+            // The source empties if it held one chequer; the landing point
+            // (none when bearing off) is now occupied.
+            let mut next = occupied;
+            if pos.count(src) == 0 {
+                next &= !(1 << src);
+            }
+            if src >= d {
+                next |= 1 << (src - d);
+            }
+            if self.last_die(depth) || self.sub(depth + 1, next_start, pips + die, pos, next) {
                 self.save(depth as u8 + 1, pips + die, pos);
             }
             pos.undo(src, d, undo);
