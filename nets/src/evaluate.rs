@@ -103,6 +103,8 @@ pub(crate) struct BatchScratch {
     pub(crate) boards: Vec<Board>,
     pub(crate) outputs: Vec<Probabilities>,
     classes: Vec<Class>,
+    /// The pruning nets' lists of non-zero inputs.
+    base_lists: crate::forward_batch::BaseLists,
     /// The class of every batch board, when the caller knows it (the
     /// candidates the pruning nets kept, all of one class).
     pub(crate) known_class: Option<Class>,
@@ -365,6 +367,7 @@ impl Evaluator {
                 &b.boards,
                 &b.todo,
                 &mut b.hidden,
+                &mut b.base_lists,
                 &mut b.net_out,
                 self.arith,
                 self.simd,

@@ -98,6 +98,47 @@ pub fn forward_batch(
     }
 }
 
+/// Room of a board's list of non-zero base inputs: the most it can have,
+/// and the 8 entries past the last that padding may write.
+const LIST_ROOM: usize = crate::inputs::MAX_BASE_NONZERO + 8;
+
+/// Room of one side's list of non-zero base inputs, and the 4 entries past
+/// the last that listing may write.
+const SIDE_ROOM: usize = crate::inputs::MAX_SIDE_NONZERO + 4;
+
+/// A group's lists of non-zero base inputs ([`forward_base_boards`]): each
+/// board's own entries (`rows[c][..len]`, `xs[c][..len]`, a shorter list
+/// padded with inputs of value 0), then the entries every board of the
+/// group shares (`shared_rows[..shared]`): a roll's candidates share side
+/// 1, the side now on roll, which did not move. Kept in the batch's
+/// scratch: its rooms are not cleared for every batch, and a side 1 listed
+/// for one roll serves the next rolls from the same position.
+#[derive(Clone, Debug)]
+pub(crate) struct BaseLists {
+    rows: [[u16; LIST_ROOM]; GROUP],
+    xs: [[f32; LIST_ROOM]; GROUP],
+    len: usize,
+    shared_rows: [u16; SIDE_ROOM],
+    shared_xs: [f32; SIDE_ROOM],
+    shared: usize,
+    /// The side 1 listed in the shared entries, if any.
+    side1: Option<[u8; 25]>,
+}
+
+impl Default for BaseLists {
+    fn default() -> Self {
+        BaseLists {
+            rows: [[0; LIST_ROOM]; GROUP],
+            xs: [[0.0; LIST_ROOM]; GROUP],
+            len: 0,
+            shared_rows: [0; SIDE_ROOM],
+            shared_xs: [0.0; SIDE_ROOM],
+            shared: 0,
+            side1: None,
+        }
+    }
+}
+
 /// [`forward_batch`] of the base inputs ([`crate::inputs::base_inputs`],
 /// the pruning nets' only inputs) of the boards `which` picks out of
 /// `boards`, with the same bits, without writing the dense vectors: each
@@ -112,6 +153,7 @@ pub(crate) fn forward_base_boards(
     boards: &[board::Board],
     which: &[usize],
     hidden: &mut Vec<f32>,
+    lists: &mut BaseLists,
     out: &mut [[f32; 5]],
     arith: Arithmetic,
     simd: Simd,
@@ -124,11 +166,11 @@ pub(crate) fn forward_base_boards(
     let hidden = grown_aligned(hidden, count * padded);
     #[cfg(target_arch = "x86_64")]
     {
-        avx2::accumulate_base_boards(net, boards, which, hidden, simd.uses_avx512());
+        avx2::accumulate_base_boards(net, boards, which, hidden, lists, simd.uses_avx512());
         avx2::finish(net, hidden, count, out, arith, simd.uses_avx512());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (boards, hidden, arith);
+    let _ = (boards, hidden, lists, arith);
 }
 
 /// The first `len` values of `buffer`, grown (never shrunk) to hold them:
@@ -246,7 +288,7 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 /// 4 % slower on gnubg's contact net, measured on an Intel host.)
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Net, GROUP, SPAN};
+    use super::{BaseLists, Net, GROUP, LIST_ROOM, SIDE_ROOM, SPAN};
     use crate::forward::{BIT_COUNTS, SET_BITS};
     use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
@@ -543,31 +585,7 @@ mod avx2 {
         }
     }
 
-    /// Room of a board's list of non-zero base inputs: the most it can
-    /// have, and the 8 entries past the last that padding may write.
-    const LIST_ROOM: usize = crate::inputs::MAX_BASE_NONZERO + 8;
-
-    /// Room of one side's list of non-zero base inputs, and the 4 entries
-    /// past the last that listing may write.
-    const SIDE_ROOM: usize = crate::inputs::MAX_SIDE_NONZERO + 4;
-
-    /// A group's lists of non-zero base inputs: each board's own entries
-    /// (`rows[c][..len]`, `xs[c][..len]`, a shorter list padded with
-    /// inputs of value 0), then the entries every board of the group
-    /// shares (`shared_rows[..shared]`): a roll's candidates share side 1,
-    /// the side now on roll, which did not move.
-    struct Lists {
-        rows: [[u16; LIST_ROOM]; GROUP],
-        xs: [[f32; LIST_ROOM]; GROUP],
-        len: usize,
-        shared_rows: [u16; SIDE_ROOM],
-        shared_xs: [f32; SIDE_ROOM],
-        shared: usize,
-        /// The side 1 listed in the shared entries, if any.
-        side1: Option<[u8; 25]>,
-    }
-
-    impl Lists {
+    impl super::BaseLists {
         /// Lists `group`'s boards: side 1 once if they all have the same,
         /// else each board whole.
         #[inline(always)]
@@ -615,22 +633,14 @@ mod avx2 {
         boards: &[board::Board],
         which: &[usize],
         hs: &mut [f32],
+        lists: &mut BaseLists,
         wide: bool,
     ) {
         let padded = net.padded_hidden();
-        let mut lists = Lists {
-            rows: [[0; LIST_ROOM]; GROUP],
-            xs: [[0.0; LIST_ROOM]; GROUP],
-            len: 0,
-            shared_rows: [0; SIDE_ROOM],
-            shared_xs: [0.0; SIDE_ROOM],
-            shared: 0,
-            side1: None,
-        };
         for (start, group) in (0..).step_by(GROUP).zip(which.chunks(GROUP)) {
             lists.of(boards, group);
             let out = &mut hs[start * padded..(start + group.len()) * padded];
-            let l = &lists;
+            let l = &*lists;
             // SAFETY: `forward_base_boards` asserted `batch_available`, i.e.
             // that this CPU has AVX2 (checked at run time), the only
             // requirement of the `target_feature` functions; `wide` only
@@ -664,7 +674,7 @@ mod avx2 {
     /// and blocked weights.
     fn checked_lists<'a, const G: usize>(
         net: &'a Net,
-        lists: &Lists,
+        lists: &BaseLists,
         out: &[f32],
     ) -> (usize, usize, &'a [f32]) {
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
@@ -686,7 +696,7 @@ mod avx2 {
     /// once, added to each.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn list_sums<const G: usize>(net: &Net, lists: &Lists, out: &mut [f32]) {
+    unsafe fn list_sums<const G: usize>(net: &Net, lists: &BaseLists, out: &mut [f32]) {
         let (n_in, padded, blocked) = checked_lists::<G>(net, lists, out);
         let (rows, xs) = (&lists.rows, &lists.xs);
         for b in 0..padded / BLOCK_UNITS {
@@ -733,7 +743,7 @@ mod avx2 {
     /// The CPU must support AVX-512F.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx512f")]
-    unsafe fn list_sums_512<const G: usize>(net: &Net, lists: &Lists, out: &mut [f32]) {
+    unsafe fn list_sums_512<const G: usize>(net: &Net, lists: &BaseLists, out: &mut [f32]) {
         use std::arch::x86_64::*;
         let (n_in, padded, blocked) = checked_lists::<G>(net, lists, out);
         let (rows, xs) = (&lists.rows, &lists.xs);
@@ -1264,6 +1274,9 @@ mod tests {
                     ],
                 })
                 .collect();
+            // One set of lists for every batch, as a scratch keeps it: a
+            // side 1 listed for one batch serves the next only if equal.
+            let mut lists = BaseLists::default();
             for simd in Simd::available()
                 .into_iter()
                 .filter(|s| batch_available(*s))
@@ -1282,6 +1295,7 @@ mod tests {
                             &boards,
                             &which,
                             &mut scratch,
+                            &mut lists,
                             &mut got,
                             arith,
                             simd,
