@@ -361,10 +361,12 @@ impl MoveList {
         &self.boards
     }
 
-    /// The slot a board's search starts at: the board's words, each
-    /// rotated by its own amount, folded by exclusive or and mixed by one
-    /// multiplication (boards of one list differ in a few bytes; equal
-    /// hashes only cost a probe, as the boards themselves are compared).
+    /// The slot a board's search starts at: the mover's words, each
+    /// rotated by its own amount, and the opponent's bar, folded by
+    /// exclusive or and mixed by one multiplication. The plays of one roll
+    /// differ in the mover's side; two with the same mover's side differ
+    /// in the opponent's only where one hit a blot the other did not. Equal
+    /// hashes only cost a probe, as the boards themselves are compared.
     fn hash(board: &Board) -> usize {
         let word = |side: &[u8; 25], k: usize| {
             u64::from_le_bytes(side[8 * k..8 * k + 8].try_into().expect("eight bytes"))
@@ -374,9 +376,6 @@ impl MoveList {
         let folded = word(b, 0)
             ^ word(b, 1).rotate_left(21)
             ^ word(b, 2).rotate_left(42)
-            ^ word(a, 0).rotate_left(11)
-            ^ word(a, 1).rotate_left(32)
-            ^ word(a, 2).rotate_left(53)
             ^ bars.rotate_left(27);
         (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOT_BITS)) as usize
     }
