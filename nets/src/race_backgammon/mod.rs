@@ -156,6 +156,17 @@ fn race_bg_prob(board: &Board, side: usize, db: &BearoffDatabases, arith: Arithm
     p.min(1.0)
 }
 
+/// For each side, whether it could be backgammoned: all 15 men on points
+/// 0–23 (the bar left out) and one or more on points 18–23; from each
+/// side's occupancy (a few vector instructions).
+fn backgammon_sides(board: &Board) -> [bool; 2] {
+    std::array::from_fn(|s| {
+        let side = &board.sides[s];
+        let o = crate::occupancy::Occupancy::of(side);
+        o.men - u32::from(side[24]) == 15 && o.occupied & 0x00FC_0000 != 0
+    })
+}
+
 /// Replaces the race net's backgammon output by the race backgammon
 /// probability (docs/formats.md#race-backgammon-override). Runs before the sanity check, RACE class only.
 pub fn race_backgammon_override(
@@ -164,10 +175,7 @@ pub fn race_backgammon_override(
     db: &BearoffDatabases,
     arith: Arithmetic,
 ) {
-    let men = |s: usize| -> u32 { board.sides[s][..24].iter().map(|&c| u32::from(c)).sum() };
-    let in_zone = |s: usize| board.sides[s][18..24].iter().any(|&c| c > 0);
-    let bg_on_roll = men(0) == 15 && in_zone(0);
-    let bg_opponent = men(1) == 15 && in_zone(1);
+    let [bg_on_roll, bg_opponent] = backgammon_sides(board);
     if !bg_on_roll && !bg_opponent {
         return;
     }
@@ -216,6 +224,26 @@ mod tests {
         for q in t.q.iter().skip(1) {
             let total: u64 = (0..5).map(|k| q[k] * 36u64.pow(4 - k as u32)).sum();
             assert_eq!(total, 36u64.pow(5));
+        }
+    }
+
+    #[test]
+    fn backgammon_sides_follow_their_definition() {
+        let mut next = crate::test_rng::xorshift(23);
+        for _ in 0..20_000 {
+            let mut board = Board::EMPTY;
+            for side in &mut board.sides {
+                // Fifteen men mostly, some on the bar or in the zone.
+                for _ in 0..(13 + next() % 3) {
+                    side[(next() % 25) as usize] += 1;
+                }
+            }
+            let want: [bool; 2] = std::array::from_fn(|s| {
+                let side = &board.sides[s];
+                side[..24].iter().map(|&c| u32::from(c)).sum::<u32>() == 15
+                    && side[18..24].iter().any(|&c| c > 0)
+            });
+            assert_eq!(backgammon_sides(&board), want, "{board:?}");
         }
     }
 
