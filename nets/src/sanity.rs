@@ -6,6 +6,7 @@ use board::Board;
 use board::Probabilities;
 
 /// Per-side counts the checks use.
+#[derive(Clone, Copy, Debug)]
 struct SideCounts {
     /// Highest occupied index (0 if none).
     back: i32,
@@ -102,20 +103,63 @@ fn side_counts(men: u32, cross: u32, occupied: u32) -> SideCounts {
     }
 }
 
+/// Side 1's counts and gnubg's `MaxTurns` kept from the last board checked
+/// with the same databases: the candidates of one roll, checked one after
+/// another, share side 1 (the side on roll, which did not move).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SideMemo {
+    side: Option<[u8; 25]>,
+    counts: Option<SideCounts>,
+    max_turns: Option<i32>,
+}
+
+impl SideMemo {
+    /// The counts of `side`, from the memo if it holds that side.
+    fn counts(&mut self, side: &[u8; 25]) -> SideCounts {
+        if self.side.as_ref() != Some(side) {
+            *self = SideMemo {
+                side: Some(*side),
+                counts: Some(counts(side)),
+                max_turns: None,
+            };
+        }
+        self.counts.expect("counts kept with the side")
+    }
+}
+
+/// gnubg's `MaxTurns` of a side with counts `c`: from the one-sided
+/// database where it covers the side, else twice its crossovers.
+fn max_turns(side: &[u8; 25], c: &SideCounts, db: &BearoffDatabases) -> i32 {
+    if c.back < 6 && (c.back as usize) < db.one_sided_points() {
+        db.max_turns(side)
+    } else {
+        2 * c.cross
+    }
+}
+
 /// Clamps impossible or certain outcomes and orders the cumulative outputs.
 /// Applied to race, crashed and contact evaluations (not to bearoff classes).
 pub fn sanity_check(board: &Board, out: &mut Probabilities, db: &BearoffDatabases) {
-    let s = [counts(&board.sides[0]), counts(&board.sides[1])];
+    sanity_check_with(board, out, db, &mut SideMemo::default());
+}
+
+/// [`sanity_check`] with side 1's counts and `MaxTurns` from `memo` when it
+/// holds that side (kept there otherwise). `memo` must only have seen
+/// boards checked with the same databases `db`.
+pub(crate) fn sanity_check_with(
+    board: &Board,
+    out: &mut Probabilities,
+    db: &BearoffDatabases,
+    memo: &mut SideMemo,
+) {
+    let s = [counts(&board.sides[0]), memo.counts(&board.sides[1])];
     let contact = s[0].back + s[1].back >= 24;
     let mut max_turns = [0i32; 2];
     if !contact {
-        for (i, side) in board.sides.iter().enumerate() {
-            max_turns[i] = if s[i].back < 6 && (s[i].back as usize) < db.one_sided_points() {
-                db.max_turns(side)
-            } else {
-                2 * s[i].cross
-            };
-        }
+        max_turns[0] = self::max_turns(&board.sides[0], &s[0], db);
+        max_turns[1] = *memo
+            .max_turns
+            .get_or_insert_with(|| self::max_turns(&board.sides[1], &s[1], db));
         if max_turns[1] == 0 {
             max_turns[1] = 1;
         }

@@ -5,7 +5,7 @@
 mod common;
 
 use board::{Board, MoveList};
-use nets::{Arithmetic, Evaluation};
+use nets::{Arithmetic, Class, Evaluation};
 
 #[test]
 fn batches_of_candidates_match_single_evaluations_bit_for_bit() {
@@ -52,6 +52,62 @@ fn batches_of_candidates_match_single_evaluations_bit_for_bit() {
                 }
             }
             assert!(compared > 10_000, "{compared}");
+        }
+    }
+}
+
+/// The pruning nets' batch (a roll's candidates together, their shared
+/// side listed once, its sanity counts kept from board to board) gives
+/// each candidate the bits of its own pruning-net evaluation, in every
+/// class, with several rolls of one position in a row.
+#[test]
+fn pruning_batches_match_single_pruning_evaluations_bit_for_bit() {
+    let mut moves = MoveList::new();
+    for arith in [Arithmetic::GnubgFastMath, Arithmetic::Ieee] {
+        for simd in common::simd_levels("pruning batches") {
+            let eval = common::evaluator(arith).with_simd(simd).unwrap();
+            let mut s = eval.scratch();
+            let mut compared = [0usize; 3];
+            // The last batch of each class, from an earlier position: a
+            // batch of two positions' candidates mixes two sides 1.
+            let mut last: [Vec<Board>; 3] = Default::default();
+            for r in common::reference_0ply().iter().step_by(11) {
+                for (d0, d1) in [(6, 5), (2, 2), (3, 1), (5, 5), (4, 2)] {
+                    let after: Vec<Board> = moves
+                        .generate(&r.board, d0, d1)
+                        .iter()
+                        .map(Board::swapped)
+                        .collect();
+                    let Some(first) = after.first() else {
+                        continue;
+                    };
+                    let class = eval.classify(first);
+                    let kind = [Class::Race, Class::Crashed, Class::Contact]
+                        .iter()
+                        .position(|&c| c == class);
+                    let Some(kind) = kind else {
+                        continue;
+                    };
+                    if after.iter().any(|b| eval.classify(b) != class) {
+                        continue;
+                    }
+                    let mixed: Vec<Board> = last[kind].iter().chain(&after).copied().collect();
+                    last[kind] = after.clone();
+                    let mut batch = vec![[0f32; 5]; mixed.len()];
+                    eval.evaluate_pruning_many(&mixed, class, &mut batch, &mut s);
+                    for (b, got) in mixed.iter().zip(&batch) {
+                        let one = eval.evaluate_pruning_net(b, class, &mut s);
+                        assert_eq!(
+                            one.map(f32::to_bits),
+                            got.map(f32::to_bits),
+                            "{arith:?} {simd:?} {class:?} {}",
+                            b.position_id()
+                        );
+                    }
+                    compared[kind] += after.len();
+                }
+            }
+            assert!(compared.iter().all(|&n| n > 1000), "{compared:?}");
         }
     }
 }
