@@ -47,9 +47,9 @@ for threads in 1 2; do
     o="$o $(ours_once "$threads")"
     b="$b $(ours_once "$threads" --batched)"
   done
-  gm=$(echo $g | tr ' ' '\n' | median)
-  om=$(echo $o | tr ' ' '\n' | median)
-  bm=$(echo $b | tr ' ' '\n' | median)
+  gm=$(median_of $g)
+  om=$(median_of $o)
+  bm=$(median_of $b)
   ratio=$(awk -v a="$om" -v b="$gm" 'BEGIN { printf "%.2fx", a / b }')
   bratio=$(awk -v a="$bm" -v b="$gm" 'BEGIN { printf "%.2fx", a / b }')
   echo "| $threads | $gm | $om | $ratio | $bm | $bratio |"

@@ -76,11 +76,11 @@ for c in $classes; do
     read -r w u < <(ours_once "$c" 1 gnubg-fastmath); od="$od $u"
     read -r w u < <(ours_once "$c" "$(nproc)" gnubg-fastmath); oa="$oa $w"
   done
-  gwm=$(echo $gw | tr ' ' '\n' | median)
-  gcm=$(echo $gc | tr ' ' '\n' | median)
-  o1m=$(echo $o1 | tr ' ' '\n' | median)
-  odm=$(echo $od | tr ' ' '\n' | median)
-  oam=$(echo $oa | tr ' ' '\n' | median)
+  gwm=$(median_of $gw)
+  gcm=$(median_of $gc)
+  o1m=$(median_of $o1)
+  odm=$(median_of $od)
+  oam=$(median_of $oa)
   awk -v c="$c" -v gw="$gwm" -v gc="$gcm" -v a="$o1m" -v d="$odm" -v m="$oam" 'BEGIN {
     printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.1fx | %.1fx |\n", tolower(c), 1000 * gw, 1000 * gc, 1000 * a, 1000 * d, 1000 * m, gc / d, gw / m }'
 done

@@ -76,9 +76,9 @@ for i in $(seq "$reps"); do
   o="$o $(ours_once)"
   n="$n $(ours_once native-rcp)"
 done
-gm=$(echo $g | tr ' ' '\n' | median)
-om=$(echo $o | tr ' ' '\n' | median)
-nm=$(echo $n | tr ' ' '\n' | median)
+gm=$(median_of $g)
+om=$(median_of $o)
+nm=$(median_of $n)
 echo "| rollout, 1 thread | gnubg 1.07 | bgkit | speed-up |"
 echo "|---|---|---|---|"
 awk -v a="$gm" -v b="$om" 'BEGIN { printf "| wall time, default arithmetic | %.2f s | %.2f s | %.2fx |\n", a, b, a / b }'

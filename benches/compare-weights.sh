@@ -41,9 +41,9 @@ for _ in $(seq "$reps"); do
   one="$one $(once "$ours" "$weights")"
   batched="$batched $(once "$ours" "$weights" --batched)"
 done
-b=$(echo $base | tr ' ' '\n' | median)
-o=$(echo $one | tr ' ' '\n' | median)
-m=$(echo $batched | tr ' ' '\n' | median)
+b=$(median_of $base)
+o=$(median_of $one)
+m=$(median_of $batched)
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$iterations batches of 1024 per run, 1 thread, $reps runs each (medians), evaluations a second"

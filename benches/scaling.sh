@@ -101,9 +101,9 @@ for job in $jobs; do
   done
   same=no
   [ "$(digest 1)" = "$(digest 2)" ] && same=yes
-  m1=$(echo $one | tr ' ' '\n' | median)
-  m2=$(echo $two | tr ' ' '\n' | median)
-  mp=$(echo $pair | tr ' ' '\n' | median)
+  m1=$(median_of $one)
+  m2=$(median_of $two)
+  mp=$(median_of $pair)
   printf '| %s | %.2f s | %.2f s | %.2f× | %s | %.2f× |\n' "$job" "$m1" "$m2" "$(echo "$m1 / $m2" | bc -l)" "$same" \
     "$(echo "2 * $m1 / $mp" | bc -l)"
 done
