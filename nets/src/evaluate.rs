@@ -105,9 +105,6 @@ pub(crate) struct BatchScratch {
     classes: Vec<Class>,
     /// The pruning nets' lists of non-zero inputs.
     base_lists: crate::forward_batch::BaseLists,
-    /// The class of every batch board, when the caller knows it (the
-    /// candidates the pruning nets kept, all of one class).
-    pub(crate) known_class: Option<Class>,
     members: Vec<usize>,
     inputs: Vec<f32>,
     hidden: Vec<f32>,
@@ -244,7 +241,7 @@ impl Evaluator {
         let Scratch { batch, net, .. } = scratch;
         batch.boards.clear();
         batch.boards.extend_from_slice(boards);
-        self.evaluate_batch(batch, net);
+        self.evaluate_batch(batch, net, None);
         for ((o, &class), outputs) in out.iter_mut().zip(&batch.classes).zip(&batch.outputs) {
             *o = Evaluation {
                 class,
@@ -257,8 +254,14 @@ impl Evaluator {
     /// candidates of a roll, swapped so the opponent is on roll) into its
     /// batch outputs: for each exactly the outputs of [`Evaluator::evaluate`],
     /// with the positions of one net evaluated together
-    /// ([`crate::forward_batch`]).
-    pub(crate) fn evaluate_batch(&self, b: &mut BatchScratch, s: &mut NetScratch) {
+    /// ([`crate::forward_batch`]). `known` is the class of every board when
+    /// the caller knows it (the moves the pruning nets kept), else `None`.
+    pub(crate) fn evaluate_batch(
+        &self,
+        b: &mut BatchScratch,
+        s: &mut NetScratch,
+        known: Option<Class>,
+    ) {
         let n = b.boards.len();
         b.classes.clear();
         b.outputs.clear();
@@ -277,7 +280,7 @@ impl Evaluator {
                 }
                 None => b
                     .classes
-                    .push(b.known_class.unwrap_or_else(|| self.classify(board))),
+                    .push(known.unwrap_or_else(|| self.classify(board))),
             }
         }
         for (i, &class) in b.classes.iter().enumerate() {

@@ -241,7 +241,7 @@ impl Evaluator {
             0 => return None,
             1 => 0,
             _ if prune && n > prune_moves(n) => self.pruned_best(n, scratch),
-            _ => self.first_best(0..n, scratch),
+            _ => self.first_best(0..n, None, scratch),
         };
         Some(ChosenMove {
             index,
@@ -250,8 +250,14 @@ impl Evaluator {
     }
 
     /// Scores the listed moves with the full 0-ply evaluator, in the given
-    /// order; returns the first with the highest equity.
-    fn first_best(&self, candidates: impl Iterator<Item = usize>, scratch: &mut Scratch) -> usize {
+    /// order (`known`: the class of every move's position, if known);
+    /// returns the first with the highest equity.
+    fn first_best(
+        &self,
+        candidates: impl Iterator<Item = usize>,
+        known: Option<Class>,
+        scratch: &mut Scratch,
+    ) -> usize {
         let Scratch {
             moves, batch, net, ..
         } = scratch;
@@ -259,7 +265,7 @@ impl Evaluator {
         batch.indices.extend(candidates);
         let all = moves.boards();
         swapped_into(&mut batch.boards, batch.indices.iter().map(|&i| &all[i]));
-        self.evaluate_batch(batch, net);
+        self.evaluate_batch(batch, net, known);
         let mut best = (f32::NEG_INFINITY, usize::MAX);
         for (i, score) in self.batch_scores(scratch) {
             if best.1 == usize::MAX || score > best.0 {
@@ -280,7 +286,7 @@ impl Evaluator {
         swapped_into(&mut batch.boards, moves.boards()[..n].iter());
         let class = self.classify(&batch.boards[0]);
         if class < Class::Race || batch.boards[1..].iter().any(|b| self.classify(b) != class) {
-            return self.first_best(0..n, scratch);
+            return self.first_best(0..n, None, scratch);
         }
         self.evaluate_pruning_batch(class, batch, net);
         let arith = self.arithmetic();
@@ -312,10 +318,7 @@ impl Evaluator {
             }
         }
         // The kept moves are of the class every move was found to have.
-        scratch.batch.known_class = Some(class);
-        let best = self.first_best(keep.into_iter().take(kept), scratch);
-        scratch.batch.known_class = None;
-        best
+        self.first_best(keep.into_iter().take(kept), Some(class), scratch)
     }
 }
 
