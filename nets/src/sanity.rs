@@ -107,23 +107,27 @@ fn side_counts(men: u32, cross: u32, occupied: u32) -> SideCounts {
 /// with the same databases: the candidates of one roll, checked one after
 /// another, share side 1 (the side on roll, which did not move).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct SideMemo {
-    side: Option<[u8; 25]>,
-    counts: Option<SideCounts>,
+pub(crate) struct SideMemo(Option<KeptSide>);
+
+/// A side, its counts, and its `MaxTurns` once asked for.
+#[derive(Clone, Debug)]
+struct KeptSide {
+    side: [u8; 25],
+    counts: SideCounts,
     max_turns: Option<i32>,
 }
 
 impl SideMemo {
-    /// The counts of `side`, from the memo if it holds that side.
-    fn counts(&mut self, side: &[u8; 25]) -> SideCounts {
-        if self.side.as_ref() != Some(side) {
-            *self = SideMemo {
-                side: Some(*side),
-                counts: Some(counts(side)),
-                max_turns: None,
-            };
+    /// What the memo keeps of `side`, computed first if it held another.
+    fn of(&mut self, side: &[u8; 25]) -> &mut KeptSide {
+        if self.0.as_ref().is_some_and(|kept| kept.side != *side) {
+            self.0 = None;
         }
-        self.counts.expect("counts kept with the side")
+        self.0.get_or_insert_with(|| KeptSide {
+            side: *side,
+            counts: counts(side),
+            max_turns: None,
+        })
     }
 }
 
@@ -152,12 +156,13 @@ pub(crate) fn sanity_check_with(
     db: &BearoffDatabases,
     memo: &mut SideMemo,
 ) {
-    let s = [counts(&board.sides[0]), memo.counts(&board.sides[1])];
+    let kept = memo.of(&board.sides[1]);
+    let s = [counts(&board.sides[0]), kept.counts];
     let contact = s[0].back + s[1].back >= 24;
     let mut max_turns = [0i32; 2];
     if !contact {
         max_turns[0] = self::max_turns(&board.sides[0], &s[0], db);
-        max_turns[1] = *memo
+        max_turns[1] = *kept
             .max_turns
             .get_or_insert_with(|| self::max_turns(&board.sides[1], &s[1], db));
         if max_turns[1] == 0 {
