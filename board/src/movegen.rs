@@ -362,7 +362,7 @@ impl MoveList {
     }
 
     /// The slot a board's search starts at: the mover's words, each
-    /// rotated by its own amount, and the opponent's bar, folded by
+    /// rotated by its own amount, and both bars, folded by
     /// exclusive or and mixed by one multiplication. The plays of one roll
     /// differ in the mover's side; two with the same mover's side differ
     /// in the opponent's only where one hit a blot the other did not. Equal
