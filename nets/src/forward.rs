@@ -334,6 +334,14 @@ fn nonzero_indices<'a>(xs: &[f32], out: &'a mut [u16]) -> &'a [u16] {
     &out[..count]
 }
 
+/// Blocks of this many units or more prefetch their rows: the 512-unit
+/// net's single evaluation (docs/performance.md); the 128-unit nets'
+/// blocks gain nothing from it.
+const WIDE_BLOCK: usize = 256;
+
+/// How many rows ahead a wide block's row is prefetched.
+const ROWS_AHEAD: usize = 2;
+
 /// [`accumulate_vector`] with blocks of `B` units.
 #[inline(always)]
 fn accumulate_blocked<const B: usize>(net: &Net, x: &[f32], h: &mut [f32]) {
@@ -350,7 +358,18 @@ fn accumulate_blocked<const B: usize>(net: &Net, x: &[f32], h: &mut [f32]) {
                 .try_into()
                 .expect("a whole block");
             let mut acc = *sums;
-            for &k in rows {
+            for (q, &k) in rows.iter().enumerate() {
+                // A wide block's part of a row is 16 cache lines from L2,
+                // more than the hardware prefetcher asks for ahead of the
+                // loads: fetched two rows early.
+                if B >= WIDE_BLOCK {
+                    if let Some(&ahead) = rows.get(q + ROWS_AHEAD) {
+                        let r = c * CHUNK + usize::from(ahead);
+                        support::prefetch::prefetch_slice(
+                            &weights[r * n + start..r * n + start + B],
+                        );
+                    }
+                }
                 let r = c * CHUNK + usize::from(k);
                 let a = x[r];
                 let w: &[f32; B] = weights[r * n + start..r * n + start + B]
