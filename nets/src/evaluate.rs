@@ -96,6 +96,28 @@ impl Scratch {
     }
 }
 
+/// Batches of more boards than this look for repeats among them
+/// ([`Evaluator::evaluate_batch`]).
+const REPEATS_FROM: usize = 64;
+
+/// The first board before `i` whose key is `key`, found in `firsts` (a
+/// board index a slot, open addressing, a power of two long, more than
+/// the boards); else `i` is recorded there and `None` returned.
+fn first_with(firsts: &mut [u32], keys: &[Option<Key>], i: usize, key: &Key) -> Option<u32> {
+    let mask = firsts.len() - 1;
+    let mut at = key.slot() as usize & mask;
+    loop {
+        match firsts[at] {
+            u32::MAX => {
+                firsts[at] = i as u32;
+                return None;
+            }
+            j if keys[j as usize].as_ref() == Some(key) => return Some(j),
+            _ => at = (at + 1) & mask,
+        }
+    }
+}
+
 /// Buffers of batched evaluation.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BatchScratch {
@@ -116,6 +138,18 @@ pub(crate) struct BatchScratch {
     /// The batch boards' cache keys, computed (and their entries fetched)
     /// before any is looked up.
     keys: Vec<Option<Key>>,
+    /// For each batch board, the earlier board of the batch it repeats
+    /// (evaluated once for both), if any.
+    repeats: Vec<Option<u32>>,
+    /// The first board of the batch with each key, by slot
+    /// ([`Evaluator::evaluate_batch`]'s repeats), `u32::MAX` where none.
+    firsts: Vec<u32>,
+    /// The candidates of several rolls, queued to be evaluated in one
+    /// batch ([`crate::move_select`]), with the class of each if known...
+    pub(crate) queued: Vec<Board>,
+    pub(crate) queued_known: Vec<Option<Class>>,
+    /// ...and where each roll's candidates end.
+    pub(crate) queued_ends: Vec<usize>,
     /// 0-ply evaluations of the search under way.
     pub(crate) full_cache: SearchCache,
     /// Pruning-net evaluations of the search under way.
@@ -241,7 +275,7 @@ impl Evaluator {
         let Scratch { batch, net, .. } = scratch;
         batch.boards.clear();
         batch.boards.extend_from_slice(boards);
-        self.evaluate_batch(batch, net, None);
+        self.evaluate_batch(batch, net, |_| None);
         for ((o, &class), outputs) in out.iter_mut().zip(&batch.classes).zip(&batch.outputs) {
             *o = Evaluation {
                 class,
@@ -254,13 +288,15 @@ impl Evaluator {
     /// candidates of a roll, swapped so the opponent is on roll) into its
     /// batch outputs: for each exactly the outputs of [`Evaluator::evaluate`],
     /// with the positions of one net evaluated together
-    /// ([`crate::forward_batch`]). `known` is the class of every board when
-    /// the caller knows it (the moves the pruning nets kept), else `None`.
+    /// ([`crate::forward_batch`]). `known(i)` is the class of board `i`
+    /// when the caller knows it (the moves the pruning nets kept), else
+    /// `None`. A board that an earlier one of the batch repeats (the
+    /// candidates of several rolls can be) is evaluated once.
     pub(crate) fn evaluate_batch(
         &self,
         b: &mut BatchScratch,
         s: &mut NetScratch,
-        known: Option<Class>,
+        known: impl Fn(usize) -> Option<Class>,
     ) {
         let n = b.boards.len();
         b.classes.clear();
@@ -270,17 +306,36 @@ impl Evaluator {
         b.keys.clear();
         b.keys
             .extend(b.boards.iter().map(|board| b.full_cache.prefetch(board)));
+        b.repeats.clear();
+        // One roll's candidates are all different (the move generator
+        // removes repeats): only a batch of more looks for them.
+        let size = if n > REPEATS_FROM {
+            (2 * n).next_power_of_two()
+        } else {
+            0
+        };
+        b.firsts.clear();
+        b.firsts.resize(size, u32::MAX);
         for (i, board) in b.boards.iter().enumerate() {
             let found = b.full_cache.get_key(b.keys[i].as_ref());
-            b.cached.push(found.is_some());
-            match found {
-                Some((class, outputs)) => {
+            let repeat = match (&found, &b.keys[i]) {
+                (None, Some(key)) if size > 0 => first_with(&mut b.firsts, &b.keys, i, key),
+                _ => None,
+            };
+            b.repeats.push(repeat);
+            b.cached.push(found.is_some() || repeat.is_some());
+            match (found, repeat) {
+                (Some((class, outputs)), _) => {
                     b.classes.push(class);
                     b.outputs[i] = outputs;
                 }
-                None => b
+                (None, Some(j)) => {
+                    let class = b.classes[j as usize];
+                    b.classes.push(class);
+                }
+                (None, None) => b
                     .classes
-                    .push(known.unwrap_or_else(|| self.classify(board))),
+                    .push(known(i).unwrap_or_else(|| self.classify(board))),
             }
         }
         for (i, &class) in b.classes.iter().enumerate() {
@@ -328,9 +383,15 @@ impl Evaluator {
                 b.outputs[i] = self.finished_with(&b.boards[i], class, b.net_out[k], &mut memo);
             }
         }
-        for i in (0..n).filter(|&i| !b.cached[i]) {
-            b.full_cache
-                .put_key(b.keys[i].as_ref(), b.classes[i], b.outputs[i]);
+        for i in 0..n {
+            match b.repeats[i] {
+                Some(j) => b.outputs[i] = b.outputs[j as usize],
+                None if !b.cached[i] => {
+                    b.full_cache
+                        .put_key(b.keys[i].as_ref(), b.classes[i], b.outputs[i]);
+                }
+                None => {}
+            }
         }
     }
 

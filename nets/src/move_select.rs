@@ -265,7 +265,7 @@ impl Evaluator {
         batch.indices.extend(candidates);
         let all = moves.boards();
         swapped_into(&mut batch.boards, batch.indices.iter().map(|&i| &all[i]));
-        self.evaluate_batch(batch, net, known);
+        self.evaluate_batch(batch, net, |_| known);
         let mut best = (f32::NEG_INFINITY, usize::MAX);
         for (i, score) in self.batch_scores(scratch) {
             if best.1 == usize::MAX || score > best.0 {
@@ -280,13 +280,24 @@ impl Evaluator {
     /// lowest opponent equity (in gnubg's bookkeeping order) and score those
     /// fully; otherwise score every move fully.
     fn pruned_best(&self, n: usize, scratch: &mut Scratch) -> usize {
+        match self.pruned(n, scratch) {
+            Some((class, keep)) => self.first_best(keep.into_iter(), Some(class), scratch),
+            None => self.first_best(0..n, None, scratch),
+        }
+    }
+
+    /// The moves gnubg's pruning keeps out of the `n` in `scratch.moves`,
+    /// in the order it scores them fully, with their class; `None` if the
+    /// moves lead to different classes (or to no net's), when every move
+    /// is scored fully.
+    fn pruned(&self, n: usize, scratch: &mut Scratch) -> Option<(Class, Kept)> {
         let Scratch {
             moves, batch, net, ..
         } = scratch;
         swapped_into(&mut batch.boards, moves.boards()[..n].iter());
         let class = self.classify(&batch.boards[0]);
         if class < Class::Race || batch.boards[1..].iter().any(|b| self.classify(b) != class) {
-            return self.first_best(0..n, None, scratch);
+            return None;
         }
         self.evaluate_pruning_batch(class, batch, net);
         let arith = self.arithmetic();
@@ -318,7 +329,100 @@ impl Evaluator {
             }
         }
         // The kept moves are of the class every move was found to have.
-        self.first_best(keep.into_iter().take(kept), Some(class), scratch)
+        Some((class, Kept { keep, kept }))
+    }
+
+    /// The 0-ply value of the best reply to `board` for each of the 21
+    /// rolls, in [`board::ROLLS`]' order, as [`Evaluator::choose_move_evaluated`]
+    /// gives it (the position after the move, opponent on roll; without a
+    /// legal move, `board` swapped): each roll's moves are generated and
+    /// pruned in turn, then the candidates of every roll are scored in one
+    /// batch (the same bits; one evaluation for a position two rolls
+    /// reach), and each roll's best is the first with the highest equity.
+    pub fn best_replies(
+        &self,
+        board: &Board,
+        prune: bool,
+        scratch: &mut Scratch,
+    ) -> [Evaluation; 21] {
+        let mut queued = std::mem::take(&mut scratch.batch.queued);
+        let mut known = std::mem::take(&mut scratch.batch.queued_known);
+        let mut ends = std::mem::take(&mut scratch.batch.queued_ends);
+        queued.clear();
+        known.clear();
+        ends.clear();
+        for roll in board::ROLLS {
+            let n = scratch.moves.generate(board, roll.high, roll.low).len();
+            let all = scratch.moves.boards();
+            match n {
+                0 | 1 => {
+                    // No legal move leaves `board` as it is; a single one is
+                    // played.
+                    queued.push(all.first().unwrap_or(board).swapped());
+                    known.push(None);
+                }
+                _ => {
+                    let pruned = if prune && n > prune_moves(n) {
+                        self.pruned(n, scratch)
+                    } else {
+                        None
+                    };
+                    let all = scratch.moves.boards();
+                    match pruned {
+                        Some((class, kept)) => {
+                            queued.extend(kept.into_iter().map(|i| all[i].swapped()));
+                            known.resize(queued.len(), Some(class));
+                        }
+                        None => {
+                            queued.extend(all[..n].iter().map(Board::swapped));
+                            known.resize(queued.len(), None);
+                        }
+                    }
+                }
+            }
+            ends.push(queued.len());
+        }
+        let Scratch { batch, net, .. } = scratch;
+        // The batch keeps the boards it evaluated (the old ones' room is
+        // the next queue's); it no longer holds one roll's scored moves.
+        std::mem::swap(&mut batch.boards, &mut queued);
+        batch.indices.clear();
+        self.evaluate_batch(batch, net, |i| known[i]);
+        let arith = self.arithmetic();
+        let mut start = 0;
+        let replies = std::array::from_fn(|r| {
+            let end = ends[r];
+            let mut best = (f32::NEG_INFINITY, start);
+            for k in start..end {
+                let score = -arith.equity(&batch.outputs[k]);
+                if k == start || score > best.0 {
+                    best = (score, k);
+                }
+            }
+            start = end;
+            Evaluation {
+                class: batch.class_of(best.1),
+                outputs: batch.outputs[best.1],
+            }
+        });
+        (batch.queued, batch.queued_known, batch.queued_ends) = (queued, known, ends);
+        replies
+    }
+}
+
+/// The moves gnubg's pruning keeps ([`Evaluator::pruned`]): the first
+/// `kept` indices of `keep`, in order.
+struct Kept {
+    keep: [usize; MAX_PRUNE_MOVES],
+    kept: usize,
+}
+
+impl IntoIterator for Kept {
+    type Item = usize;
+    type IntoIter = std::iter::Take<std::array::IntoIter<usize, MAX_PRUNE_MOVES>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.keep.into_iter().take(self.kept)
     }
 }
 

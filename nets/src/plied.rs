@@ -44,14 +44,12 @@ impl Evaluator {
             return Evaluation { class, outputs };
         }
         let mut acc = [0f32; 5];
-        for roll in ROLLS {
-            let reply = if plies == 1 {
-                // The 0-ply value of the reply is the one the move was
-                // chosen with.
-                match self.choose_move_evaluated(board, roll.high, roll.low, prune, scratch) {
-                    Some((_, value)) => value,
-                    None => self.evaluate(&board.swapped(), scratch),
-                }
+        // At 1 ply the 0-ply value of each reply is the one the move was
+        // chosen with: every roll's candidates scored in one batch.
+        let replies = (plies == 1).then(|| self.best_replies(board, prune, scratch));
+        for (r, roll) in ROLLS.into_iter().enumerate() {
+            let reply = if let Some(replies) = &replies {
+                replies[r]
             } else {
                 // Inside the search gnubg keeps the first of equal moves
                 // (no `RefreshMoveList`).

@@ -47,6 +47,11 @@ pub(crate) struct Key {
 }
 
 impl Key {
+    /// The key's slot in a cache (bits of its hash).
+    pub(crate) fn slot(&self) -> u32 {
+        self.slot
+    }
+
     /// The key of `board`'s value of kind `tag` (0 for 0-ply evaluations),
     /// or `None` if a count exceeds 15 (no legal position has one; such a
     /// board is never cached).

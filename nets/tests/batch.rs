@@ -194,3 +194,82 @@ fn positions_evaluated_together_from_their_inputs_match_single_evaluations() {
         }
     }
 }
+
+/// The replies of all 21 rolls scored in one batch give each roll the move
+/// and value that roll's own choice gives, with and without the pruning
+/// nets, in every class.
+#[test]
+fn every_rolls_reply_from_one_batch_is_its_own_choice() {
+    let positions: Vec<Board> = common::reference_0ply()
+        .iter()
+        .map(|r| r.board)
+        .step_by(7)
+        .collect();
+    let eval = common::evaluator(Arithmetic::GnubgFastMath);
+    let mut s = eval.scratch();
+    let mut classes = std::collections::BTreeSet::new();
+    for board in &positions {
+        for prune in [false, true] {
+            let replies = eval.best_replies(board, prune, &mut s);
+            for (roll, reply) in board::ROLLS.iter().zip(&replies) {
+                let want = eval
+                    .choose_move_evaluated(board, roll.high, roll.low, prune, &mut s)
+                    .map_or_else(|| eval.evaluate(&board.swapped(), &mut s), |(_, e)| e);
+                let what = format!(
+                    "{} {}-{} prune {prune}",
+                    board.position_id(),
+                    roll.high,
+                    roll.low
+                );
+                assert_eq!(reply.class, want.class, "{what}");
+                assert_eq!(
+                    reply.outputs.map(f32::to_bits),
+                    want.outputs.map(f32::to_bits),
+                    "{what}"
+                );
+                classes.insert(reply.class);
+            }
+        }
+    }
+    assert!(classes.contains(&Class::Contact) && classes.contains(&Class::Race));
+}
+
+/// A batch with repeated positions (the candidates of every roll of a
+/// position, many reached by several rolls), evaluated within a search
+/// (whose cache finds the repeats), gives each board the bits of its own
+/// evaluation outside any search.
+#[test]
+fn a_batch_with_repeats_gives_every_board_its_own_bits() {
+    let eval = common::evaluator(Arithmetic::GnubgFastMath);
+    let (mut s, mut alone) = (eval.scratch(), eval.scratch());
+    let mut moves = MoveList::new();
+    let mut repeated = 0;
+    for r in common::reference_0ply().iter().step_by(97) {
+        let mut after: Vec<Board> = Vec::new();
+        for roll in board::ROLLS {
+            after.extend(
+                moves
+                    .generate(&r.board, roll.high, roll.low)
+                    .iter()
+                    .map(Board::swapped),
+            );
+        }
+        let distinct: std::collections::HashSet<String> =
+            after.iter().map(Board::position_id).collect();
+        repeated += after.len() - distinct.len();
+        let mut batch = vec![
+            Evaluation {
+                class: Class::Over,
+                outputs: [0.0; 5]
+            };
+            after.len()
+        ];
+        s.within_search(|s| eval.evaluate_many(&after, &mut batch, s));
+        for (b, e) in after.iter().zip(&batch) {
+            let one = eval.evaluate(b, &mut alone);
+            assert_eq!(one.class, e.class);
+            assert_eq!(one.outputs.map(f32::to_bits), e.outputs.map(f32::to_bits));
+        }
+    }
+    assert!(repeated > 100, "{repeated} repeats");
+}
