@@ -96,6 +96,12 @@ impl Scratch {
     }
 }
 
+/// True if no count of `board` exceeds 15 (as on every legal board): the
+/// race inputs' lists encode counts through the base inputs' table.
+fn counts_fit(board: &Board) -> bool {
+    board.sides.iter().flatten().all(|&n| n <= 15)
+}
+
 /// Batches of more boards than this look for repeats among them
 /// ([`Evaluator::evaluate_batch`]).
 const REPEATS_FROM: usize = 64;
@@ -127,6 +133,8 @@ pub(crate) struct BatchScratch {
     classes: Vec<Class>,
     /// The pruning nets' lists of non-zero inputs.
     base_lists: crate::forward_batch::BaseLists,
+    /// The race net's.
+    race_lists: crate::forward_batch::BaseLists,
     members: Vec<usize>,
     inputs: Vec<f32>,
     hidden: Vec<f32>,
@@ -358,8 +366,28 @@ impl Evaluator {
                 }
                 continue;
             }
-            let width = net.inputs();
             let count = b.members.len();
+            if class == Class::Race && b.members.iter().all(|&i| counts_fit(&b.boards[i])) {
+                // The race inputs listed straight from the counts.
+                b.net_out.resize(count, [0.0; 5]);
+                crate::forward_batch::forward_boards(
+                    net,
+                    &b.boards,
+                    &b.members,
+                    &mut b.hidden,
+                    &mut b.race_lists,
+                    crate::forward_batch::Listing::Race(self.arith.division()),
+                    &mut b.net_out,
+                    self.arith,
+                    self.simd,
+                );
+                let mut memo = SideMemo::default();
+                for (k, &i) in b.members.iter().enumerate() {
+                    b.outputs[i] = self.finished_with(&b.boards[i], class, b.net_out[k], &mut memo);
+                }
+                continue;
+            }
+            let width = net.inputs();
             crate::forward_batch::grown(&mut b.inputs, count * width);
             for (k, &i) in b.members.iter().enumerate() {
                 let (done, rest) = b.inputs.split_at_mut(k * width);
@@ -427,12 +455,13 @@ impl Evaluator {
             }
         } else {
             b.net_out.resize(count, [0.0; 5]);
-            crate::forward_batch::forward_base_boards(
+            crate::forward_batch::forward_boards(
                 net,
                 &b.boards,
                 &b.todo,
                 &mut b.hidden,
                 &mut b.base_lists,
+                crate::forward_batch::Listing::Base,
                 &mut b.net_out,
                 self.arith,
                 self.simd,

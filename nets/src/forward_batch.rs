@@ -106,7 +106,7 @@ const LIST_ROOM: usize = crate::inputs::MAX_BASE_NONZERO + 8;
 /// the last that listing may write.
 const SIDE_ROOM: usize = crate::inputs::MAX_SIDE_NONZERO + 4;
 
-/// A group's lists of non-zero base inputs ([`forward_base_boards`]): each
+/// A group's lists of non-zero base inputs ([`forward_boards`]): each
 /// board's own entries (`rows[c][..len]`, `xs[c][..len]`, a shorter list
 /// padded with inputs of value 0), then the entries every board of the
 /// group shares (`shared_rows[..shared]`): a roll's candidates share side
@@ -121,8 +121,37 @@ pub(crate) struct BaseLists {
     shared_rows: [u16; SIDE_ROOM],
     shared_xs: [f32; SIDE_ROOM],
     shared: usize,
-    /// The side 1 listed in the shared entries, if any.
-    side1: Option<[u8; 25]>,
+    /// The side 1 listed in the shared entries, if any, and how.
+    side1: Option<([u8; 25], Listing)>,
+}
+
+/// Which inputs [`forward_boards`] lists from a board's counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Listing {
+    /// The base inputs ([`crate::inputs::base_inputs`]), the pruning nets'.
+    Base,
+    /// The race inputs ([`crate::inputs::race_inputs`]) with this division.
+    Race(crate::arith::Division),
+}
+
+impl Listing {
+    /// The inputs of the nets it lists for.
+    fn inputs(self) -> usize {
+        match self {
+            Listing::Base => crate::inputs::BASE_INPUTS,
+            Listing::Race(_) => crate::inputs::RACE_INPUTS,
+        }
+    }
+
+    /// Side `s`'s non-zero inputs into `rows` and `xs` (room for 4 entries
+    /// past the last); returns how many.
+    #[inline(always)]
+    fn side(self, side: &[u8; 25], s: usize, rows: &mut [u16], xs: &mut [f32]) -> usize {
+        match self {
+            Listing::Base => crate::inputs::side_nonzero(side, s, rows, xs),
+            Listing::Race(div) => crate::inputs::race::race_side_nonzero(side, s, rows, xs, div),
+        }
+    }
 }
 
 impl Default for BaseLists {
@@ -139,38 +168,49 @@ impl Default for BaseLists {
     }
 }
 
-/// [`forward_batch`] of the base inputs ([`crate::inputs::base_inputs`],
-/// the pruning nets' only inputs) of the boards `which` picks out of
-/// `boards`, with the same bits, without writing the dense vectors: each
-/// board's non-zero inputs are listed straight from its counts
-/// ([`crate::inputs::base_nonzero`]) and four boards at a time go through
-/// their own lists side by side, a list shorter than the longest padded
-/// with inputs of value 0 at its end (each adds `w·0 = ±0`, which changes
-/// no sum under [`batch_exact`]). Needs AVX2 ([`batch_available`]).
+/// [`forward_batch`] of the inputs `listing` names (the base inputs
+/// [`crate::inputs::base_inputs`], the pruning nets' only inputs, or the
+/// race inputs) of the boards `which` picks out of `boards`, with the same
+/// bits, without writing the dense vectors: each board's non-zero inputs
+/// are listed straight from its counts ([`crate::inputs::base_nonzero`]'s
+/// way) and four boards at a time go through their own lists side by
+/// side, a list shorter than the longest padded with inputs of value 0 at
+/// its end (each adds `w·0 = ±0`, which changes no sum under
+/// [`batch_exact`]). Needs AVX2 ([`batch_available`]); the race inputs
+/// need counts of at most 15.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn forward_base_boards(
+pub(crate) fn forward_boards(
     net: &Net,
     boards: &[board::Board],
     which: &[usize],
     hidden: &mut Vec<f32>,
     lists: &mut BaseLists,
+    listing: Listing,
     out: &mut [[f32; 5]],
     arith: Arithmetic,
     simd: Simd,
 ) {
     assert!(batch_available(simd), "the batch needs AVX2");
-    assert_eq!(net.inputs(), crate::inputs::BASE_INPUTS);
+    assert_eq!(net.inputs(), listing.inputs());
     let count = which.len();
     assert!(out.len() >= count);
     let padded = net.padded_hidden();
     let hidden = grown_aligned(hidden, count * padded);
     #[cfg(target_arch = "x86_64")]
     {
-        avx2::accumulate_base_boards(net, boards, which, hidden, lists, simd.uses_avx512());
+        avx2::accumulate_base_boards(
+            net,
+            boards,
+            which,
+            hidden,
+            lists,
+            listing,
+            simd.uses_avx512(),
+        );
         avx2::finish(net, hidden, count, out, arith, simd.uses_avx512());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (boards, hidden, lists, arith);
+    let _ = (boards, hidden, lists, listing, arith);
 }
 
 /// The first `len` values of `buffer`, grown (never shrunk) to hold them:
@@ -288,7 +328,7 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 /// 4 % slower on gnubg's contact net, measured on an Intel host.)
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{BaseLists, Net, GROUP, LIST_ROOM, SIDE_ROOM, SPAN};
+    use super::{BaseLists, Listing, Net, GROUP, LIST_ROOM, SIDE_ROOM, SPAN};
     use crate::forward::{BIT_COUNTS, SET_BITS};
     use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
@@ -586,29 +626,29 @@ mod avx2 {
     }
 
     impl super::BaseLists {
-        /// Lists `group`'s boards: side 1 once if they all have the same,
-        /// else each board whole.
+        /// Lists `group`'s boards as `listing` says: side 1 once if they
+        /// all have the same, else each board whole.
         #[inline(always)]
-        fn of(&mut self, boards: &[board::Board], group: &[usize]) {
-            use crate::inputs::{base_nonzero, side_nonzero};
+        fn of(&mut self, boards: &[board::Board], group: &[usize], listing: Listing) {
             let first = &boards[group[0]].sides[1];
             let same = group.iter().all(|&i| &boards[i].sides[1] == first);
             if !same {
                 self.shared = 0;
                 self.side1 = None;
-            } else if self.side1.as_ref() != Some(first) {
+            } else if self.side1 != Some((*first, listing)) {
                 // The groups of one roll's candidates list it once.
-                self.shared = side_nonzero(first, 1, &mut self.shared_rows, &mut self.shared_xs);
-                self.side1 = Some(*first);
+                self.shared = listing.side(first, 1, &mut self.shared_rows, &mut self.shared_xs);
+                self.side1 = Some((*first, listing));
             }
             let mut lens = [0usize; GROUP];
             for (c, &i) in group.iter().enumerate() {
                 let (rows, xs) = (&mut self.rows[c], &mut self.xs[c]);
-                lens[c] = if same {
-                    side_nonzero(&boards[i].sides[0], 0, rows, xs)
-                } else {
-                    base_nonzero(&boards[i], rows, xs)
-                };
+                let sides = &boards[i].sides;
+                lens[c] = listing.side(&sides[0], 0, rows, xs);
+                if !same {
+                    let len = lens[c];
+                    lens[c] += listing.side(&sides[1], 1, &mut rows[len..], &mut xs[len..]);
+                }
             }
             self.len = lens.into_iter().max().unwrap_or(0);
             // Padded with zeros to the longest, eight entries at a time (a
@@ -624,7 +664,7 @@ mod avx2 {
         }
     }
 
-    /// The hidden sums of [`super::forward_base_boards`]: up to four
+    /// The hidden sums of [`super::forward_boards`]: up to four
     /// boards' lists of non-zero base inputs side by side (with AVX-512F
     /// if `wide`).
     #[allow(unsafe_code)]
@@ -634,14 +674,15 @@ mod avx2 {
         which: &[usize],
         hs: &mut [f32],
         lists: &mut BaseLists,
+        listing: Listing,
         wide: bool,
     ) {
         let padded = net.padded_hidden();
         for (start, group) in (0..).step_by(GROUP).zip(which.chunks(GROUP)) {
-            lists.of(boards, group);
+            lists.of(boards, group, listing);
             let out = &mut hs[start * padded..(start + group.len()) * padded];
             let l = &*lists;
-            // SAFETY: `forward_base_boards` asserted `batch_available`, i.e.
+            // SAFETY: `forward_boards` asserted `batch_available`, i.e.
             // that this CPU has AVX2 (checked at run time), the only
             // requirement of the `target_feature` functions; `wide` only
             // where it has AVX-512F.
@@ -1240,14 +1281,27 @@ mod tests {
     use crate::net::NetShape;
     use crate::test_rng::xorshift;
 
-    /// The pruning nets' path from the boards gives every board the bits
-    /// of the single forward pass on its dense base inputs, for hidden
-    /// layers of one block, less than one and more, batches that leave
-    /// groups of one to three, and counts 0 to 15 on every point.
+    /// The path from the boards gives every board the bits of the single
+    /// forward pass on its dense base inputs (the pruning nets') or race
+    /// inputs (the race net's, 128 units), for hidden layers of one block,
+    /// less than one and more, batches that leave groups of one to three,
+    /// and counts 0 to 15 on every point; one set of lists serves both.
     #[test]
     fn the_boards_path_gives_the_single_pass_bits() {
-        for (hidden, seed) in [(16, 3), (8, 4), (5, 5), (40, 6)] {
-            let net = crate::test_rng::random_net(crate::inputs::BASE_INPUTS, hidden, seed);
+        let mut lists = BaseLists::default();
+        for (hidden, seed, race) in [
+            (16, 3, false),
+            (8, 4, false),
+            (128, 9, true),
+            (5, 5, false),
+            (40, 6, true),
+        ] {
+            let inputs = if race {
+                crate::inputs::RACE_INPUTS
+            } else {
+                crate::inputs::BASE_INPUTS
+            };
+            let net = crate::test_rng::random_net(inputs, hidden, seed);
             let mut next = xorshift(seed + 100);
             assert!(batch_exact(&net));
             let mut random_side = || {
@@ -1275,8 +1329,8 @@ mod tests {
                 })
                 .collect();
             // One set of lists for every batch, as a scratch keeps it: a
-            // side 1 listed for one batch serves the next only if equal.
-            let mut lists = BaseLists::default();
+            // side 1 listed for one batch serves the next only if equal
+            // and listed the same way.
             for simd in Simd::available()
                 .into_iter()
                 .filter(|s| batch_available(*s))
@@ -1290,19 +1344,29 @@ mod tests {
                             (0..count).map(|i| (i * stride) % boards.len()).collect();
                         let mut got = vec![[0f32; 5]; count];
                         let mut scratch = Vec::new();
-                        forward_base_boards(
+                        let listing = if race {
+                            Listing::Race(arith.division())
+                        } else {
+                            Listing::Base
+                        };
+                        forward_boards(
                             &net,
                             &boards,
                             &which,
                             &mut scratch,
                             &mut lists,
+                            listing,
                             &mut got,
                             arith,
                             simd,
                         );
                         for (&i, g) in which.iter().zip(&got) {
-                            let mut x = [0f32; 200];
-                            crate::inputs::base_inputs(&boards[i], &mut x);
+                            let mut x = vec![0f32; inputs];
+                            if race {
+                                crate::inputs::race_inputs(&boards[i], &mut x, arith);
+                            } else {
+                                crate::inputs::base_inputs(&boards[i], &mut x);
+                            }
                             let (mut h, mut want) = (vec![0f32; hidden], [0f32; 5]);
                             crate::forward::forward(&net, &x, &mut h, &mut want, arith, simd);
                             assert_eq!(

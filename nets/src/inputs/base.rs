@@ -48,10 +48,17 @@ pub const MAX_BASE_NONZERO: usize = 2 * (24 * 2 + 4);
 /// the point's block (four `u16`s packed little-endian in a `u64`, unused
 /// ones 0) and their values (unused ones 0).
 #[derive(Clone, Copy)]
-struct Nonzero {
-    count: u8,
-    offsets: u64,
-    values: [f32; 4],
+pub(crate) struct Nonzero {
+    pub(crate) count: u8,
+    pub(crate) offsets: u64,
+    pub(crate) values: [f32; 4],
+}
+
+/// The non-zero entries of a point's four base inputs for a count of at
+/// most 15 (the race inputs encode their points alike).
+#[inline]
+pub(crate) fn point_nonzero(n: u8) -> &'static Nonzero {
+    &POINT_NONZERO[usize::from(n & 15)]
 }
 
 static POINT_NONZERO: [Nonzero; 16] = nonzero_table(&POINT);

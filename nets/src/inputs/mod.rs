@@ -6,7 +6,7 @@ mod escapes;
 mod half;
 mod masks;
 mod point_sums;
-mod race;
+pub(crate) mod race;
 mod shots;
 
 pub use base::{base_inputs, base_nonzero, side_nonzero, MAX_BASE_NONZERO, MAX_SIDE_NONZERO};
