@@ -106,8 +106,8 @@ const LIST_ROOM: usize = crate::inputs::MAX_BASE_NONZERO + 8;
 /// the last that listing may write.
 const SIDE_ROOM: usize = crate::inputs::MAX_SIDE_NONZERO + 4;
 
-/// A group's lists of non-zero base inputs ([`forward_boards`]): each
-/// board's own entries (`rows[c][..len]`, `xs[c][..len]`, a shorter list
+/// A group's lists of non-zero inputs (base or race, [`forward_boards`]):
+/// each board's own entries (`rows[c][..len]`, `xs[c][..len]`, a shorter list
 /// padded with inputs of value 0), then the entries every board of the
 /// group shares (`shared_rows[..shared]`): a roll's candidates share side
 /// 1, the side now on roll, which did not move. Kept in the batch's
@@ -198,7 +198,7 @@ pub(crate) fn forward_boards(
     let hidden = grown_aligned(hidden, count * padded);
     #[cfg(target_arch = "x86_64")]
     {
-        avx2::accumulate_base_boards(
+        avx2::accumulate_listed_boards(
             net,
             boards,
             which,
@@ -665,10 +665,10 @@ mod avx2 {
     }
 
     /// The hidden sums of [`super::forward_boards`]: up to four
-    /// boards' lists of non-zero base inputs side by side (with AVX-512F
+    /// boards' lists of non-zero inputs side by side (with AVX-512F
     /// if `wide`).
     #[allow(unsafe_code)]
-    pub(super) fn accumulate_base_boards(
+    pub(super) fn accumulate_listed_boards(
         net: &Net,
         boards: &[board::Board],
         which: &[usize],
