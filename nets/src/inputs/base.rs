@@ -127,20 +127,40 @@ pub fn side_nonzero(side: &[u8; 25], s: usize, rows: &mut [u16], xs: &mut [f32])
         } else {
             &POINT_NONZERO
         };
-        let e = &table[usize::from(side[p] & 15)];
-        // Four u16 lanes of `at` plus the offsets: no lane carries
-        // (at + offset < 200).
-        let packed = (100 * s + 4 * p) as u64 * 0x0001_0001_0001_0001 + e.offsets;
-        // `len` never exceeds the maximum; the `min` lets the compiler
-        // see that the four entries lie inside the slices.
-        let at = len.min(MAX_SIDE_NONZERO);
-        for (k, r) in rows[at..at + 4].iter_mut().enumerate() {
-            *r = (packed >> (16 * k)) as u16;
-        }
-        xs[at..at + 4].copy_from_slice(&e.values);
-        len += usize::from(e.count);
+        len = list_point(
+            &table[usize::from(side[p] & 15)],
+            100 * s + 4 * p,
+            rows,
+            xs,
+            len,
+        );
     }
     len
+}
+
+/// Lists after the first `len` entries of `rows` and `xs` a point's
+/// non-zero inputs `e`, its four inputs being rows `first` to `first + 3`;
+/// returns the new length. Writes four entries whole (the next point
+/// overwrites the unused ones), so both slices need room for 4 past `len`.
+#[inline(always)]
+pub(crate) fn list_point(
+    e: &Nonzero,
+    first: usize,
+    rows: &mut [u16],
+    xs: &mut [f32],
+    len: usize,
+) -> usize {
+    // Four u16 lanes of `first` plus the offsets: no lane carries (every
+    // row is below 2^16).
+    let packed = first as u64 * 0x0001_0001_0001_0001 + e.offsets;
+    // `len` never exceeds the lists' maximum; the `min` lets the compiler
+    // see that the four entries lie inside the slices.
+    let at = len.min(rows.len().min(xs.len()) - 4);
+    for (k, r) in rows[at..at + 4].iter_mut().enumerate() {
+        *r = (packed >> (16 * k)) as u16;
+    }
+    xs[at..at + 4].copy_from_slice(&e.values);
+    len + usize::from(e.count)
 }
 
 const fn flag(b: bool) -> f32 {

@@ -10,27 +10,40 @@ pub fn race_inputs(board: &Board, out: &mut [f32], arith: Arithmetic) {
     let div = arith.division();
     for (s, side) in board.sides.iter().enumerate() {
         let block = &mut out[107 * s..107 * s + 107];
-        let mut men_off = 15i32;
         // A point's four inputs are the base inputs' (one table row each).
         for (v, &n) in block[..92].chunks_exact_mut(4).zip(&side[..23]) {
-            men_off -= i32::from(n);
             v.copy_from_slice(&super::base::point_encoding(n));
         }
         let off = &mut block[92..106];
         off.fill(0.0);
-        if let Some(v) = usize::try_from(men_off - 1)
+        if let Some(v) = usize::try_from(men_off(side) - 1)
             .ok()
             .and_then(|k| off.get_mut(k))
         {
             *v = 1.0;
         }
-        let mut cross = 0u32;
-        for q in 1..4usize {
-            let men: u32 = side[6 * q..6 * q + 6].iter().map(|&n| u32::from(n)).sum();
-            cross += q as u32 * men;
-        }
-        block[106] = div.div(cross as f32, 10.0);
+        block[106] = div.div(crossovers(side) as f32, 10.0);
     }
+}
+
+/// The men a side has off for the race inputs: 15 less its chequers on
+/// points 0 to 22.
+fn men_off(side: &[u8; 25]) -> i32 {
+    15 - side[..23].iter().map(|&n| i32::from(n)).sum::<i32>()
+}
+
+/// The race inputs' crossovers of a side: the chequers of each quarter
+/// (points 6–11, 12–17, 18–23) times its number.
+fn crossovers(side: &[u8; 25]) -> u32 {
+    (1..4usize)
+        .map(|q| {
+            q as u32
+                * side[6 * q..6 * q + 6]
+                    .iter()
+                    .map(|&n| u32::from(n))
+                    .sum::<u32>()
+        })
+        .sum()
 }
 
 /// Most non-zero race inputs of one side: two a point, men off, crossovers.
@@ -61,30 +74,15 @@ pub(crate) fn race_side_nonzero(
         let p = occupied.trailing_zeros() as usize;
         occupied &= occupied - 1;
         let e = super::base::point_nonzero(side[p]);
-        // As in the base inputs' lists: four u16 lanes, no lane carries.
-        let packed = (block + 4 * p) as u64 * 0x0001_0001_0001_0001 + e.offsets;
-        let at = len.min(MAX_RACE_SIDE_NONZERO - 2);
-        for (k, r) in rows[at..at + 4].iter_mut().enumerate() {
-            *r = (packed >> (16 * k)) as u16;
-        }
-        xs[at..at + 4].copy_from_slice(&e.values);
-        len += usize::from(e.count);
+        len = super::base::list_point(e, block + 4 * p, rows, xs, len);
     }
-    let men_off = 15 - side[..23].iter().map(|&n| i32::from(n)).sum::<i32>();
+    let men_off = men_off(side);
     if (1..=14).contains(&men_off) {
         rows[len] = (block + 92 + men_off as usize - 1) as u16;
         xs[len] = 1.0;
         len += 1;
     }
-    let cross: u32 = (1..4usize)
-        .map(|q| {
-            q as u32
-                * side[6 * q..6 * q + 6]
-                    .iter()
-                    .map(|&n| u32::from(n))
-                    .sum::<u32>()
-        })
-        .sum();
+    let cross = crossovers(side);
     if cross != 0 {
         rows[len] = (block + 106) as u16;
         xs[len] = div.div(cross as f32, 10.0);
