@@ -132,9 +132,9 @@ pub(crate) struct BatchScratch {
     pub(crate) outputs: Vec<Probabilities>,
     classes: Vec<Class>,
     /// The pruning nets' lists of non-zero inputs.
-    base_lists: crate::forward_batch::BaseLists,
+    base_lists: crate::forward_batch::InputLists,
     /// The race net's.
-    race_lists: crate::forward_batch::BaseLists,
+    race_lists: crate::forward_batch::InputLists,
     members: Vec<usize>,
     inputs: Vec<f32>,
     hidden: Vec<f32>,
@@ -381,31 +381,27 @@ impl Evaluator {
                     self.arith,
                     self.simd,
                 );
-                let mut memo = SideMemo::default();
+            } else {
+                let width = net.inputs();
+                crate::forward_batch::grown(&mut b.inputs, count * width);
                 for (k, &i) in b.members.iter().enumerate() {
-                    b.outputs[i] = self.finished_with(&b.boards[i], class, b.net_out[k], &mut memo);
-                }
-                continue;
-            }
-            let width = net.inputs();
-            crate::forward_batch::grown(&mut b.inputs, count * width);
-            for (k, &i) in b.members.iter().enumerate() {
-                let (done, rest) = b.inputs.split_at_mut(k * width);
-                let row = &mut rest[..width];
-                let board = &b.boards[i];
-                // The previous candidate of the class, whose inputs are done.
-                let previous = k
-                    .checked_sub(1)
-                    .map(|j| (&b.boards[b.members[j]], &done[j * width..]));
-                match class {
-                    Class::Contact => contact_inputs_after(previous, board, row, self.arith),
-                    Class::Crashed => crashed_inputs_after(previous, board, row, self.arith),
-                    _ => {
-                        self.inputs(board, class, row);
+                    let (done, rest) = b.inputs.split_at_mut(k * width);
+                    let row = &mut rest[..width];
+                    let board = &b.boards[i];
+                    // The previous candidate of the class, whose inputs are done.
+                    let previous = k
+                        .checked_sub(1)
+                        .map(|j| (&b.boards[b.members[j]], &done[j * width..]));
+                    match class {
+                        Class::Contact => contact_inputs_after(previous, board, row, self.arith),
+                        Class::Crashed => crashed_inputs_after(previous, board, row, self.arith),
+                        _ => {
+                            self.inputs(board, class, row);
+                        }
                     }
                 }
+                self.forward_inputs(net, count, b);
             }
-            self.forward_inputs(net, count, b);
             let mut memo = SideMemo::default();
             for (k, &i) in b.members.iter().enumerate() {
                 b.outputs[i] = self.finished_with(&b.boards[i], class, b.net_out[k], &mut memo);

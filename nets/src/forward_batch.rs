@@ -106,6 +106,11 @@ const LIST_ROOM: usize = crate::inputs::MAX_BASE_NONZERO + 8;
 /// the last that listing may write.
 const SIDE_ROOM: usize = crate::inputs::MAX_SIDE_NONZERO + 4;
 
+// A side's race inputs fit the room of its base inputs' list (and a
+// board's two sides a board's).
+const _: () =
+    assert!(crate::inputs::race::MAX_RACE_SIDE_NONZERO <= crate::inputs::MAX_SIDE_NONZERO);
+
 /// A group's lists of non-zero inputs (base or race, [`forward_boards`]):
 /// each board's own entries (`rows[c][..len]`, `xs[c][..len]`, a shorter list
 /// padded with inputs of value 0), then the entries every board of the
@@ -114,7 +119,7 @@ const SIDE_ROOM: usize = crate::inputs::MAX_SIDE_NONZERO + 4;
 /// scratch: its rooms are not cleared for every batch, and a side 1 listed
 /// for one roll serves the next rolls from the same position.
 #[derive(Clone, Debug)]
-pub(crate) struct BaseLists {
+pub(crate) struct InputLists {
     rows: [[u16; LIST_ROOM]; GROUP],
     xs: [[f32; LIST_ROOM]; GROUP],
     len: usize,
@@ -154,9 +159,9 @@ impl Listing {
     }
 }
 
-impl Default for BaseLists {
+impl Default for InputLists {
     fn default() -> Self {
-        BaseLists {
+        InputLists {
             rows: [[0; LIST_ROOM]; GROUP],
             xs: [[0.0; LIST_ROOM]; GROUP],
             len: 0,
@@ -184,7 +189,7 @@ pub(crate) fn forward_boards(
     boards: &[board::Board],
     which: &[usize],
     hidden: &mut Vec<f32>,
-    lists: &mut BaseLists,
+    lists: &mut InputLists,
     listing: Listing,
     out: &mut [[f32; 5]],
     arith: Arithmetic,
@@ -328,7 +333,7 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 /// 4 % slower on gnubg's contact net, measured on an Intel host.)
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{BaseLists, Listing, Net, GROUP, LIST_ROOM, SIDE_ROOM, SPAN};
+    use super::{InputLists, Listing, Net, GROUP, LIST_ROOM, SIDE_ROOM, SPAN};
     use crate::forward::{BIT_COUNTS, SET_BITS};
     use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
@@ -625,7 +630,7 @@ mod avx2 {
         }
     }
 
-    impl super::BaseLists {
+    impl super::InputLists {
         /// Lists `group`'s boards as `listing` says: side 1 once if they
         /// all have the same, else each board whole.
         #[inline(always)]
@@ -673,7 +678,7 @@ mod avx2 {
         boards: &[board::Board],
         which: &[usize],
         hs: &mut [f32],
-        lists: &mut BaseLists,
+        lists: &mut InputLists,
         listing: Listing,
         wide: bool,
     ) {
@@ -715,7 +720,7 @@ mod avx2 {
     /// and blocked weights.
     fn checked_lists<'a, const G: usize>(
         net: &'a Net,
-        lists: &BaseLists,
+        lists: &InputLists,
         out: &[f32],
     ) -> (usize, usize, &'a [f32]) {
         let (n_in, padded) = (net.inputs(), net.padded_hidden());
@@ -737,7 +742,7 @@ mod avx2 {
     /// once, added to each.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx2")]
-    unsafe fn list_sums<const G: usize>(net: &Net, lists: &BaseLists, out: &mut [f32]) {
+    unsafe fn list_sums<const G: usize>(net: &Net, lists: &InputLists, out: &mut [f32]) {
         let (n_in, padded, blocked) = checked_lists::<G>(net, lists, out);
         let (rows, xs) = (&lists.rows, &lists.xs);
         for b in 0..padded / BLOCK_UNITS {
@@ -784,7 +789,7 @@ mod avx2 {
     /// The CPU must support AVX-512F.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx512f")]
-    unsafe fn list_sums_512<const G: usize>(net: &Net, lists: &BaseLists, out: &mut [f32]) {
+    unsafe fn list_sums_512<const G: usize>(net: &Net, lists: &InputLists, out: &mut [f32]) {
         use std::arch::x86_64::*;
         let (n_in, padded, blocked) = checked_lists::<G>(net, lists, out);
         let (rows, xs) = (&lists.rows, &lists.xs);
@@ -1288,7 +1293,7 @@ mod tests {
     /// and counts 0 to 15 on every point; one set of lists serves both.
     #[test]
     fn the_boards_path_gives_the_single_pass_bits() {
-        let mut lists = BaseLists::default();
+        let mut lists = InputLists::default();
         for (hidden, seed, race) in [
             (16, 3, false),
             (8, 4, false),
