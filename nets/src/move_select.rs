@@ -266,13 +266,7 @@ impl Evaluator {
         let all = moves.boards();
         swapped_into(&mut batch.boards, batch.indices.iter().map(|&i| &all[i]));
         self.evaluate_batch(batch, net, |_| known);
-        let mut best = (f32::NEG_INFINITY, usize::MAX);
-        for (i, score) in self.batch_scores(scratch) {
-            if best.1 == usize::MAX || score > best.0 {
-                best = (score, i);
-            }
-        }
-        best.1
+        first_highest(self.batch_scores(scratch)).unwrap_or(usize::MAX)
     }
 
     /// gnubg's pruning: if every move leads to the same net class, score all
@@ -392,17 +386,12 @@ impl Evaluator {
         let mut start = 0;
         let replies = std::array::from_fn(|r| {
             let end = ends[r];
-            let mut best = (f32::NEG_INFINITY, start);
-            for k in start..end {
-                let score = -arith.equity(&batch.outputs[k]);
-                if k == start || score > best.0 {
-                    best = (score, k);
-                }
-            }
+            let scored = (start..end).map(|k| (k, -arith.equity(&batch.outputs[k])));
+            let best = first_highest(scored).expect("every roll has a move to score");
             start = end;
             Evaluation {
-                class: batch.class_of(best.1),
-                outputs: batch.outputs[best.1],
+                class: batch.class_of(best),
+                outputs: batch.outputs[best],
             }
         });
         (batch.queued, batch.queued_known, batch.queued_ends) = (queued, known, ends);
@@ -424,6 +413,19 @@ impl IntoIterator for Kept {
     fn into_iter(self) -> Self::IntoIter {
         self.keep.into_iter().take(self.kept)
     }
+}
+
+/// The first of the scored moves `(index, score)` with the highest score
+/// (the first move if no score is above another, as with NaN), as gnubg's
+/// searches keep the first of equal moves; `None` if there are none.
+fn first_highest(scored: impl Iterator<Item = (usize, f32)>) -> Option<usize> {
+    let mut best: Option<(usize, f32)> = None;
+    for (i, score) in scored {
+        if best.is_none_or(|(_, b)| score > b) {
+            best = Some((i, score));
+        }
+    }
+    best.map(|(i, _)| i)
 }
 
 /// gnubg 1.07's order of scored moves (`CompareMovesGeneral`, by which
