@@ -98,20 +98,16 @@ pub fn forward_batch(
     }
 }
 
-/// Room of a board's list of non-zero base inputs: the most it can have,
+/// Room of a board's list of non-zero race inputs: the most it can have,
 /// and the 8 entries past the last that padding may write.
-const LIST_ROOM: usize = crate::inputs::MAX_BASE_NONZERO + 8;
+const LIST_ROOM: usize = 2 * crate::inputs::race::MAX_RACE_SIDE_NONZERO + 8;
 
-/// Room of one side's list of non-zero base inputs, and the 4 entries past
+/// Room of one side's list of non-zero race inputs, and the 4 entries past
 /// the last that listing may write.
-const SIDE_ROOM: usize = crate::inputs::MAX_SIDE_NONZERO + 4;
+const SIDE_ROOM: usize = crate::inputs::race::MAX_RACE_SIDE_NONZERO + 4;
 
-// A side's race inputs fit the room of its base inputs' list (and a
-// board's two sides a board's).
-const _: () =
-    assert!(crate::inputs::race::MAX_RACE_SIDE_NONZERO <= crate::inputs::MAX_SIDE_NONZERO);
-
-/// A group's lists of non-zero inputs (base or race, [`forward_boards`]):
+/// A group's lists of non-zero race inputs ([`forward_boards`]), and the
+/// base inputs' kept side 1 ([`base_rows::BaseRows`]):
 /// each board's own entries (`rows[c][..len]`, `xs[c][..len]`, a shorter list
 /// padded with inputs of value 0), then the entries every board of the
 /// group shares (`shared_rows[..shared]`): a roll's candidates share side
@@ -126,35 +122,31 @@ pub(crate) struct InputLists {
     shared_rows: [u16; SIDE_ROOM],
     shared_xs: [f32; SIDE_ROOM],
     shared: usize,
-    /// The side 1 listed in the shared entries, if any, and how.
-    side1: Option<([u8; 25], Listing)>,
+    /// The side 1 listed in the shared entries, if any, and the division
+    /// it was listed with.
+    side1: Option<([u8; 25], crate::arith::Division)>,
+    /// Side 1's base rows, kept from the last group.
+    #[cfg(target_arch = "x86_64")]
+    base: base_rows::BaseRows,
 }
 
-/// Which inputs [`forward_boards`] lists from a board's counts.
+/// Which inputs [`forward_boards`] reads from a board's counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Listing {
-    /// The base inputs ([`crate::inputs::base_inputs`]), the pruning nets'.
+    /// The base inputs ([`crate::inputs::base_inputs`]), the pruning nets':
+    /// each side's non-zero rows as a mask ([`base_rows`]).
     Base,
-    /// The race inputs ([`crate::inputs::race_inputs`]) with this division.
+    /// The race inputs ([`crate::inputs::race_inputs`]) with this division,
+    /// listed ([`InputLists`]).
     Race(crate::arith::Division),
 }
 
 impl Listing {
-    /// The inputs of the nets it lists for.
+    /// The inputs of the nets it reads for.
     fn inputs(self) -> usize {
         match self {
             Listing::Base => crate::inputs::BASE_INPUTS,
             Listing::Race(_) => crate::inputs::RACE_INPUTS,
-        }
-    }
-
-    /// Side `s`'s non-zero inputs into `rows` and `xs` (room for 4 entries
-    /// past the last); returns how many.
-    #[inline(always)]
-    fn side(self, side: &[u8; 25], s: usize, rows: &mut [u16], xs: &mut [f32]) -> usize {
-        match self {
-            Listing::Base => crate::inputs::side_nonzero(side, s, rows, xs),
-            Listing::Race(div) => crate::inputs::race::race_side_nonzero(side, s, rows, xs, div),
         }
     }
 }
@@ -169,6 +161,8 @@ impl Default for InputLists {
             shared_xs: [0.0; SIDE_ROOM],
             shared: 0,
             side1: None,
+            #[cfg(target_arch = "x86_64")]
+            base: base_rows::BaseRows::default(),
         }
     }
 }
@@ -176,13 +170,14 @@ impl Default for InputLists {
 /// [`forward_batch`] of the inputs `listing` names (the base inputs
 /// [`crate::inputs::base_inputs`], the pruning nets' only inputs, or the
 /// race inputs) of the boards `which` picks out of `boards`, with the same
-/// bits, without writing the dense vectors: each board's non-zero inputs
-/// are listed straight from its counts ([`crate::inputs::base_nonzero`]'s
-/// way) and four boards at a time go through their own lists side by
-/// side, a list shorter than the longest padded with inputs of value 0 at
-/// its end (each adds `w·0 = ±0`, which changes no sum under
-/// [`batch_exact`]). Needs AVX2 ([`batch_available`]); the race inputs
-/// need counts of at most 15.
+/// bits, without writing the dense vectors: the inputs are read straight
+/// from the boards' counts, four boards at a time. The base inputs go
+/// through the union of the four boards' masks of non-zero rows
+/// ([`base_rows`]); the race inputs through each board's own list, a
+/// list shorter than the longest padded with inputs of value 0 at its
+/// end. Either way a board adds `w·0 = ±0` for some rows, which changes no
+/// sum under [`batch_exact`]. Needs AVX2 ([`batch_available`]) and counts
+/// of at most 15.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn forward_boards(
     net: &Net,
@@ -332,9 +327,14 @@ fn accumulate_batch(net: &Net, xs: &[f32], count: usize, hs: &mut [f32], simd: S
 /// operations. (On AVX2 the runs cost more than the fused operations save:
 /// 4 % slower on gnubg's contact net, measured on an Intel host.)
 #[cfg(target_arch = "x86_64")]
+mod base_rows;
+
+#[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{InputLists, Listing, Net, GROUP, LIST_ROOM, SIDE_ROOM, SPAN};
+    use crate::arith::Division;
     use crate::forward::{BIT_COUNTS, SET_BITS};
+    use crate::inputs::race::race_side_nonzero;
     use crate::net::BLOCK_UNITS;
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_cmp_ps, _mm256_cvtepu16_epi32,
@@ -631,28 +631,30 @@ mod avx2 {
     }
 
     impl super::InputLists {
-        /// Lists `group`'s boards as `listing` says: side 1 once if they
-        /// all have the same, else each board whole.
+        /// Lists `group`'s boards' race inputs with the division `div`:
+        /// side 1 once if they all have the same, else each board whole.
         #[inline(always)]
-        fn of(&mut self, boards: &[board::Board], group: &[usize], listing: Listing) {
+        fn of(&mut self, boards: &[board::Board], group: &[usize], div: Division) {
             let first = &boards[group[0]].sides[1];
             let same = group.iter().all(|&i| &boards[i].sides[1] == first);
             if !same {
                 self.shared = 0;
                 self.side1 = None;
-            } else if self.side1 != Some((*first, listing)) {
+            } else if self.side1 != Some((*first, div)) {
                 // The groups of one roll's candidates list it once.
-                self.shared = listing.side(first, 1, &mut self.shared_rows, &mut self.shared_xs);
-                self.side1 = Some((*first, listing));
+                self.shared =
+                    race_side_nonzero(first, 1, &mut self.shared_rows, &mut self.shared_xs, div);
+                self.side1 = Some((*first, div));
             }
             let mut lens = [0usize; GROUP];
             for (c, &i) in group.iter().enumerate() {
                 let (rows, xs) = (&mut self.rows[c], &mut self.xs[c]);
                 let sides = &boards[i].sides;
-                lens[c] = listing.side(&sides[0], 0, rows, xs);
+                lens[c] = race_side_nonzero(&sides[0], 0, rows, xs, div);
                 if !same {
                     let len = lens[c];
-                    lens[c] += listing.side(&sides[1], 1, &mut rows[len..], &mut xs[len..]);
+                    lens[c] +=
+                        race_side_nonzero(&sides[1], 1, &mut rows[len..], &mut xs[len..], div);
                 }
             }
             self.len = lens.into_iter().max().unwrap_or(0);
@@ -669,9 +671,10 @@ mod avx2 {
         }
     }
 
-    /// The hidden sums of [`super::forward_boards`]: up to four
-    /// boards' lists of non-zero inputs side by side (with AVX-512F
-    /// if `wide`).
+    /// The hidden sums of [`super::forward_boards`]: four boards at a
+    /// time, the base inputs by their masks ([`super::base_rows`]), the
+    /// race inputs by the boards' lists side by side (with AVX-512F if
+    /// `wide`).
     #[allow(unsafe_code)]
     pub(super) fn accumulate_listed_boards(
         net: &Net,
@@ -683,8 +686,18 @@ mod avx2 {
         wide: bool,
     ) {
         let padded = net.padded_hidden();
+        let div = match listing {
+            Listing::Race(div) => div,
+            Listing::Base => {
+                // SAFETY: as below.
+                unsafe {
+                    super::base_rows::base_sums(net, boards, which, hs, &mut lists.base, wide);
+                }
+                return;
+            }
+        };
         for (start, group) in (0..).step_by(GROUP).zip(which.chunks(GROUP)) {
-            lists.of(boards, group, listing);
+            lists.of(boards, group, div);
             let out = &mut hs[start * padded..(start + group.len()) * padded];
             let l = &*lists;
             // SAFETY: `forward_boards` asserted `batch_available`, i.e.
@@ -1190,7 +1203,7 @@ mod avx2 {
 
     /// The hidden thresholds of block `b`'s units (0 past the last unit).
     #[inline(always)]
-    fn block_bias(net: &Net, b: usize) -> [f32; BLOCK_UNITS] {
+    pub(super) fn block_bias(net: &Net, b: usize) -> [f32; BLOCK_UNITS] {
         let thresholds = net.hidden_thresholds();
         let start = b * BLOCK_UNITS;
         // A whole block in one copy (unit by unit, its 16 stores made the

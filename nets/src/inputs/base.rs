@@ -40,9 +40,50 @@ pub fn base_inputs(board: &Board, out: &mut [f32]) {
     }
 }
 
-/// Most non-zero base inputs a board can have: two per point (one-hot and
-/// overflow), four on the bar, both sides.
-pub const MAX_BASE_NONZERO: usize = 2 * (24 * 2 + 4);
+/// The point and the bar encodings flat, the bar's after the points':
+/// input `k` of a point holding `n` is entry `4n + k`, of the bar holding
+/// `n` entry `64 + 4n + k` ([`encoding_index`]).
+pub(crate) static ENCODINGS: [f32; 128] = {
+    let (point, bar) = (table(false), table(true));
+    let mut t = [0f32; 128];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = point[i / 4][i % 4];
+        t[64 + i] = bar[i / 4][i % 4];
+        i += 1;
+    }
+    t
+};
+
+/// Where [`ENCODINGS`] holds input `r` (0–99) of a side whose point
+/// `r / 4` holds `n` chequers.
+#[inline(always)]
+pub(crate) fn encoding_index(r: usize, n: u8) -> usize {
+    let bar = if r >= 96 { 64 } else { 0 };
+    bar + 4 * usize::from(n & 15) + (r & 3)
+}
+
+/// For each count `n` of at most 15, the bits of a point's four inputs
+/// that are non-zero (bit `k` for input `k`); then the same for the bar.
+pub(crate) const NONZERO_BITS: [[u8; 16]; 2] = {
+    let (point, bar) = (table(false), table(true));
+    let mut t = [[0u8; 16]; 2];
+    let mut n = 0;
+    while n < 16 {
+        let mut k = 0;
+        while k < 4 {
+            if point[n][k] != 0.0 {
+                t[0][n] |= 1 << k;
+            }
+            if bar[n][k] != 0.0 {
+                t[1][n] |= 1 << k;
+            }
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
 
 /// One count's non-zero inputs among its four: how many, their offsets in
 /// the point's block (four `u16`s packed little-endian in a `u64`, unused
@@ -62,7 +103,6 @@ pub(crate) fn point_nonzero(n: u8) -> &'static Nonzero {
 }
 
 static POINT_NONZERO: [Nonzero; 16] = nonzero_table(&POINT);
-static BAR_NONZERO: [Nonzero; 16] = nonzero_table(&BAR);
 
 const fn nonzero_table(dense: &[[f32; 4]; 16]) -> [Nonzero; 16] {
     let mut t = [Nonzero {
@@ -85,57 +125,6 @@ const fn nonzero_table(dense: &[[f32; 4]; 16]) -> [Nonzero; 16] {
         n += 1;
     }
     t
-}
-
-/// Most non-zero base inputs one side can have: two per point, four on
-/// the bar.
-pub const MAX_SIDE_NONZERO: usize = 24 * 2 + 4;
-
-/// The non-zero entries of [`base_inputs`]`(board)`, in index order:
-/// writes their indices to `rows` and their values to `xs` and returns how
-/// many there are (at most [`MAX_BASE_NONZERO`]). Only occupied points are
-/// visited; each writes its four entries whole and the next point
-/// overwrites the unused ones, so both slices need room for 4 entries past
-/// the last.
-#[inline]
-pub fn base_nonzero(board: &Board, rows: &mut [u16], xs: &mut [f32]) -> usize {
-    let (rows, xs) = (
-        &mut rows[..MAX_BASE_NONZERO + 4],
-        &mut xs[..MAX_BASE_NONZERO + 4],
-    );
-    let len = side_nonzero(&board.sides[0], 0, rows, xs);
-    len + side_nonzero(&board.sides[1], 1, &mut rows[len..], &mut xs[len..])
-}
-
-/// The non-zero entries of side `s`'s 100 base inputs (inputs `100·s` to
-/// `100·s + 99` of [`base_inputs`]), as [`base_nonzero`] lists them: at
-/// most [`MAX_SIDE_NONZERO`], and both slices need room for 4 entries past
-/// the last.
-#[inline]
-pub fn side_nonzero(side: &[u8; 25], s: usize, rows: &mut [u16], xs: &mut [f32]) -> usize {
-    let (rows, xs) = (
-        &mut rows[..MAX_SIDE_NONZERO + 4],
-        &mut xs[..MAX_SIDE_NONZERO + 4],
-    );
-    let mut len = 0;
-    let mut occupied = super::masks::occupied_mod16(side);
-    while occupied != 0 {
-        let p = occupied.trailing_zeros() as usize;
-        occupied &= occupied - 1;
-        let table = if p == 24 {
-            &BAR_NONZERO
-        } else {
-            &POINT_NONZERO
-        };
-        len = list_point(
-            &table[usize::from(side[p] & 15)],
-            100 * s + 4 * p,
-            rows,
-            xs,
-            len,
-        );
-    }
-    len
 }
 
 /// Lists after the first `len` entries of `rows` and `xs` a point's
@@ -178,43 +167,5 @@ const fn encode(n: u8, bar: bool) -> [f32; 4] {
         [flag(n >= 1), flag(n >= 2), flag(n >= 3), extra]
     } else {
         [flag(n == 1), flag(n == 2), flag(n >= 3), extra]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_rng::xorshift;
-
-    /// The sparse entries are exactly the non-zero dense inputs, in order,
-    /// for every count on every point and on the bar.
-    #[test]
-    fn the_nonzero_entries_are_the_dense_inputs() {
-        let mut next = xorshift(17);
-        for _ in 0..2_000 {
-            let mut board = Board::default();
-            for side in &mut board.sides {
-                for n in side.iter_mut() {
-                    *n = match next() % 4 {
-                        0 | 1 => 0,
-                        _ => (next() % 16) as u8,
-                    };
-                }
-            }
-            let mut dense = [0f32; 200];
-            base_inputs(&board, &mut dense);
-            let want: Vec<(u16, u32)> = (0..200u16)
-                .filter(|&r| dense[usize::from(r)] != 0.0)
-                .map(|r| (r, dense[usize::from(r)].to_bits()))
-                .collect();
-            let (mut rows, mut xs) = ([0u16; MAX_BASE_NONZERO + 4], [0f32; MAX_BASE_NONZERO + 4]);
-            let len = base_nonzero(&board, &mut rows, &mut xs);
-            let got: Vec<(u16, u32)> = rows[..len]
-                .iter()
-                .zip(&xs[..len])
-                .map(|(&r, x)| (r, x.to_bits()))
-                .collect();
-            assert_eq!(got, want);
-        }
     }
 }

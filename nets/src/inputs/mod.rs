@@ -1,6 +1,6 @@
 //! Net inputs exactly as gnubg 1.07 computes them (docs/formats.md#net-inputs).
 
-mod base;
+pub(crate) mod base;
 mod contact;
 mod escapes;
 mod half;
@@ -9,7 +9,7 @@ mod point_sums;
 pub(crate) mod race;
 mod shots;
 
-pub use base::{base_inputs, base_nonzero, side_nonzero, MAX_BASE_NONZERO, MAX_SIDE_NONZERO};
+pub use base::base_inputs;
 pub use contact::{contact_inputs, contact_inputs_after, crashed_inputs, crashed_inputs_after};
 pub use escapes::{escapes, escapes1};
 pub use race::race_inputs;
