@@ -69,13 +69,12 @@ impl Scratch {
         self.begin_caches();
     }
 
-    /// Starts a search in the three caches; returns false if one is
+    /// Starts a search in the two caches; returns false if one is
     /// already under way (they begin and end together).
     fn begin_caches(&mut self) -> bool {
         let full = self.batch.full_cache.begin();
-        let prune = self.batch.prune_cache.begin();
         let plied = self.batch.plied_cache.begin();
-        debug_assert!(full == prune && prune == plied);
+        debug_assert!(full == plied);
         full
     }
 
@@ -89,7 +88,6 @@ impl Scratch {
         let result = search(self);
         if outer {
             self.batch.full_cache.end();
-            self.batch.prune_cache.end();
             self.batch.plied_cache.end();
         }
         result
@@ -160,8 +158,6 @@ pub(crate) struct BatchScratch {
     pub(crate) queued_ends: Vec<usize>,
     /// 0-ply evaluations of the search under way.
     pub(crate) full_cache: SearchCache,
-    /// Pruning-net evaluations of the search under way.
-    pub(crate) prune_cache: SearchCache,
     /// n-ply values (n ≥ 1) of the search under way, tagged with n and
     /// the pruning ([`crate::plied`]).
     pub(crate) plied_cache: SearchCache,
@@ -433,24 +429,15 @@ impl Evaluator {
         b.outputs.clear();
         b.outputs.resize(n, [0.0; 5]);
         b.todo.clear();
-        b.keys.clear();
-        b.keys
-            .extend(b.boards.iter().map(|board| b.prune_cache.prefetch(board)));
-        for (i, key) in b.keys.iter().enumerate() {
-            match b.prune_cache.get_key(key.as_ref()) {
-                Some((_, outputs)) => b.outputs[i] = outputs,
-                None => b.todo.push(i),
-            }
-        }
+        b.todo.extend(0..n);
         let kind = NetKind::for_class(class, true).unwrap_or(NetKind::PruneContact);
         let net = self.nets.get(kind);
-        let count = b.todo.len();
-        if !self.batches(net, count) {
-            for &i in &b.todo {
-                b.outputs[i] = self.evaluate_pruning(&b.boards[i], class, s);
+        if !self.batches(net, n) {
+            for (board, out) in b.boards.iter().zip(&mut b.outputs) {
+                *out = self.evaluate_pruning(board, class, s);
             }
         } else {
-            b.net_out.resize(count, [0.0; 5]);
+            b.net_out.resize(n, [0.0; 5]);
             crate::forward_batch::forward_boards(
                 net,
                 &b.boards,
@@ -463,13 +450,9 @@ impl Evaluator {
                 self.simd,
             );
             let mut memo = SideMemo::default();
-            for (&i, &raw) in b.todo.iter().zip(&b.net_out) {
-                b.outputs[i] = self.finished_with(&b.boards[i], class, raw, &mut memo);
+            for ((board, &raw), out) in b.boards.iter().zip(&b.net_out).zip(&mut b.outputs) {
+                *out = self.finished_with(board, class, raw, &mut memo);
             }
-        }
-        for &i in &b.todo {
-            b.prune_cache
-                .put_key(b.keys[i].as_ref(), class, b.outputs[i]);
         }
     }
 
