@@ -301,25 +301,26 @@ impl Evaluator {
             .extend(scratch.batch.outputs.iter().map(|out| arith.equity(out)));
         let kept = prune_moves(n);
         let mut keep = [0usize; MAX_PRUNE_MOVES];
-        let s = &scratch.scores;
-        for (i, &score) in s.iter().enumerate() {
+        // The score of each kept move, beside it (no look-up through `keep`).
+        let mut ks = [0f32; MAX_PRUNE_MOVES];
+        for (i, &score) in scratch.scores.iter().enumerate() {
             if i < kept {
                 // Slot 0 holds the worst (highest) kept score.
-                keep[i] = i;
-                if score > s[keep[0]] {
-                    keep[i] = keep[0];
-                    keep[0] = i;
+                (keep[i], ks[i]) = (i, score);
+                if score > ks[0] {
+                    (keep[i], ks[i]) = (keep[0], ks[0]);
+                    (keep[0], ks[0]) = (i, score);
                 }
-            } else if score < s[keep[0]] {
-                keep[0] = i;
+            } else if score < ks[0] {
+                (keep[0], ks[0]) = (i, score);
                 let mut m = 0;
                 for k in 1..kept {
-                    if s[keep[k]] > s[keep[m]] {
+                    if ks[k] > ks[m] {
                         m = k;
                     }
                 }
-                keep[0] = keep[m];
-                keep[m] = i;
+                (keep[0], ks[0]) = (keep[m], ks[m]);
+                (keep[m], ks[m]) = (i, score);
             }
         }
         // The kept moves are of the class every move was found to have.
@@ -352,7 +353,7 @@ impl Evaluator {
                 0 | 1 => {
                     // No legal move leaves `board` as it is; a single one is
                     // played.
-                    queued.push(all.first().unwrap_or(board).swapped());
+                    extend_swapped(&mut queued, std::iter::once(all.first().unwrap_or(board)));
                     known.push(None);
                 }
                 _ => {
@@ -364,11 +365,11 @@ impl Evaluator {
                     let all = scratch.moves.boards();
                     match pruned {
                         Some((class, kept)) => {
-                            queued.extend(kept.into_iter().map(|i| all[i].swapped()));
+                            extend_swapped(&mut queued, kept.into_iter().map(|i| &all[i]));
                             known.resize(queued.len(), Some(class));
                         }
                         None => {
-                            queued.extend(all[..n].iter().map(Board::swapped));
+                            extend_swapped(&mut queued, all[..n].iter());
                             known.resize(queued.len(), None);
                         }
                     }
@@ -442,13 +443,21 @@ fn hint_order(all: &[Board], (i, si): (usize, f32), (j, sj): (usize, f32)) -> st
         .then(key(i).cmp(&key(j)))
 }
 
-/// Fills `boards` with the given boards, sides exchanged, each copied side
+/// Fills `boards` with the given boards, sides exchanged
+/// ([`extend_swapped`]).
+fn swapped_into<'a>(boards: &mut Vec<Board>, from: impl ExactSizeIterator<Item = &'a Board>) {
+    boards.clear();
+    extend_swapped(boards, from);
+}
+
+/// Appends the given boards to `boards`, sides exchanged, each copied side
 /// by side into its place: a swapped board built on the stack first and
 /// then copied stalled the CPU (its halves were stored in pieces that the
 /// copy's loads straddled), a tenth of move selection's time at 2 plies.
-fn swapped_into<'a>(boards: &mut Vec<Board>, from: impl ExactSizeIterator<Item = &'a Board>) {
-    boards.resize(from.len(), Board::default());
-    for (to, b) in boards.iter_mut().zip(from) {
+fn extend_swapped<'a>(boards: &mut Vec<Board>, from: impl ExactSizeIterator<Item = &'a Board>) {
+    let start = boards.len();
+    boards.resize(start + from.len(), Board::default());
+    for (to, b) in boards[start..].iter_mut().zip(from) {
         to.sides[0] = b.sides[1];
         to.sides[1] = b.sides[0];
     }
