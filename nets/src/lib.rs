@@ -58,7 +58,7 @@ pub use error::WeightsError;
 pub use evaluate::{EvalError, Evaluation, Evaluator, Scratch};
 pub use forward::Simd;
 pub use gradient_chunk::{GradientChunk, PlannedStep, TeamStep};
-pub use move_select::{prune_moves, ChosenMove, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
+pub use move_select::{prune_moves, ChosenMove, Reply, MAX_PRUNE_MOVES, MIN_PRUNE_MOVES};
 pub use net::{Net, NetKind, NetShape, Nets, Parameters};
 pub use optimizer::{Adam, Gradient};
 pub use plied::{FILTER_EQUITY, FILTER_MOVES, MAX_PLIES};

@@ -327,19 +327,15 @@ impl Evaluator {
         Some((class, Kept { keep, kept }))
     }
 
-    /// The 0-ply value of the best reply to `board` for each of the 21
-    /// rolls, in [`board::ROLLS`]' order, as [`Evaluator::choose_move_evaluated`]
-    /// gives it (the position after the move, opponent on roll; without a
-    /// legal move, `board` swapped): each roll's moves are generated and
-    /// pruned in turn, then the candidates of every roll are scored in one
-    /// batch (the same bits; one evaluation for a position two rolls
-    /// reach), and each roll's best is the first with the highest equity.
-    pub fn best_replies(
-        &self,
-        board: &Board,
-        prune: bool,
-        scratch: &mut Scratch,
-    ) -> [Evaluation; 21] {
+    /// The best reply to `board` for each of the 21 rolls, in
+    /// [`board::ROLLS`]' order, as [`Evaluator::choose_move_evaluated`]
+    /// gives it: the position after the move (opponent on roll; without a
+    /// legal move, `board` swapped) and its 0-ply value. Each roll's moves
+    /// are generated and pruned in turn, then the candidates of every roll
+    /// are scored in one batch (the same bits; one evaluation for a
+    /// position two rolls reach), and each roll's best is the first with
+    /// the highest equity.
+    pub fn best_replies(&self, board: &Board, prune: bool, scratch: &mut Scratch) -> [Reply; 21] {
         let mut queued = std::mem::take(&mut scratch.batch.queued);
         let mut known = std::mem::take(&mut scratch.batch.queued_known);
         let mut ends = std::mem::take(&mut scratch.batch.queued_ends);
@@ -390,14 +386,26 @@ impl Evaluator {
             let scored = (start..end).map(|k| (k, -arith.equity(&batch.outputs[k])));
             let best = first_highest(scored).expect("every roll has a move to score");
             start = end;
-            Evaluation {
-                class: batch.class_of(best),
-                outputs: batch.outputs[best],
+            Reply {
+                board: batch.boards[best],
+                evaluation: Evaluation {
+                    class: batch.class_of(best),
+                    outputs: batch.outputs[best],
+                },
             }
         });
         (batch.queued, batch.queued_known, batch.queued_ends) = (queued, known, ends);
         replies
     }
+}
+
+/// A roll's best reply ([`Evaluator::best_replies`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reply {
+    /// The position after the move, the opponent on roll.
+    pub board: Board,
+    /// Its 0-ply value, the one the move was chosen by.
+    pub evaluation: Evaluation,
 }
 
 /// The moves gnubg's pruning keeps ([`Evaluator::pruned`]): the first

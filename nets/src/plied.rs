@@ -44,19 +44,16 @@ impl Evaluator {
             return Evaluation { class, outputs };
         }
         let mut acc = [0f32; 5];
-        // At 1 ply the 0-ply value of each reply is the one the move was
-        // chosen with: every roll's candidates scored in one batch.
-        let replies = (plies == 1).then(|| self.best_replies(board, prune, scratch));
-        for (r, roll) in ROLLS.into_iter().enumerate() {
-            let reply = if let Some(replies) = &replies {
-                replies[r]
+        // Every roll's move chosen at 0 ply, the candidates of all 21 rolls
+        // scored in one batch; at 1 ply the value of each reply is the one
+        // it was chosen by. Inside the search gnubg keeps the first of
+        // equal moves (no `RefreshMoveList`).
+        let replies = self.best_replies(board, prune, scratch);
+        for (roll, reply) in ROLLS.into_iter().zip(&replies) {
+            let reply = if plies == 1 {
+                reply.evaluation
             } else {
-                // Inside the search gnubg keeps the first of equal moves
-                // (no `RefreshMoveList`).
-                let after = self
-                    .choose_move(board, roll.high, roll.low, prune, scratch)
-                    .map_or(*board, |m| m.board);
-                self.search(&after.swapped(), plies - 1, prune, scratch)
+                self.search(&reply.board, plies - 1, prune, scratch)
             };
             let w = roll.weight() as f32;
             for (a, v) in acc.iter_mut().zip(reply.outputs) {

@@ -195,8 +195,8 @@ fn positions_evaluated_together_from_their_inputs_match_single_evaluations() {
     }
 }
 
-/// The replies of all 21 rolls scored in one batch give each roll the move
-/// and value that roll's own choice gives, with and without the pruning
+/// The replies of all 21 rolls scored in one batch give each roll the
+/// position and value that roll's own choice gives, with and without the pruning
 /// nets, in every class.
 #[test]
 fn every_rolls_reply_from_one_batch_is_its_own_choice() {
@@ -212,15 +212,18 @@ fn every_rolls_reply_from_one_batch_is_its_own_choice() {
         for prune in [false, true] {
             let replies = eval.best_replies(board, prune, &mut s);
             for (roll, reply) in board::ROLLS.iter().zip(&replies) {
-                let want = eval
+                let (want_board, want) = eval
                     .choose_move_evaluated(board, roll.high, roll.low, prune, &mut s)
-                    .map_or_else(|| eval.evaluate(&board.swapped(), &mut s), |(_, e)| e);
+                    .map(|(after, e)| (after.swapped(), e))
+                    .unwrap_or_else(|| (board.swapped(), eval.evaluate(&board.swapped(), &mut s)));
                 let what = format!(
                     "{} {}-{} prune {prune}",
                     board.position_id(),
                     roll.high,
                     roll.low
                 );
+                assert_eq!(reply.board, want_board, "{what}");
+                let reply = reply.evaluation;
                 assert_eq!(reply.class, want.class, "{what}");
                 assert_eq!(
                     reply.outputs.map(f32::to_bits),
