@@ -313,10 +313,12 @@ impl Evaluator {
                 }
             } else if score < ks[0] {
                 (keep[0], ks[0]) = (i, score);
-                let mut m = 0;
-                for k in 1..kept {
-                    if ks[k] > ks[m] {
-                        m = k;
+                // The first highest; its score in a register, so that no
+                // step waits for a load at the index the step before chose.
+                let (mut m, mut highest) = (0, ks[0]);
+                for (k, &v) in ks.iter().enumerate().take(kept).skip(1) {
+                    if v > highest {
+                        (m, highest) = (k, v);
                     }
                 }
                 (keep[0], ks[0]) = (keep[m], ks[m]);
