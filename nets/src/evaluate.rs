@@ -400,7 +400,8 @@ impl Evaluator {
             }
             let mut memo = SideMemo::default();
             for (k, &i) in b.members.iter().enumerate() {
-                b.outputs[i] = self.finished_with(&b.boards[i], class, b.net_out[k], &mut memo);
+                b.outputs[i] = b.net_out[k];
+                self.finish_into(&b.boards[i], class, &mut b.outputs[i], &mut memo);
             }
         }
         for i in 0..n {
@@ -451,7 +452,8 @@ impl Evaluator {
             );
             let mut memo = SideMemo::default();
             for ((board, &raw), out) in b.boards.iter().zip(&b.net_out).zip(&mut b.outputs) {
-                *out = self.finished_with(board, class, raw, &mut memo);
+                *out = raw;
+                self.finish_into(board, class, out, &mut memo);
             }
         }
     }
@@ -666,24 +668,28 @@ impl Evaluator {
     /// evaluation: gnubg's race backgammon override (race positions), then
     /// its sanity check.
     fn finished(&self, board: &Board, class: Class, out: Probabilities) -> Probabilities {
-        self.finished_with(board, class, out, &mut SideMemo::default())
+        let mut out = out;
+        self.finish_into(board, class, &mut out, &mut SideMemo::default());
+        out
     }
 
-    /// [`Evaluator::finished`] of the boards of one batch, one after
-    /// another: the sanity check keeps side 1's counts in `memo` (a roll's
-    /// candidates share side 1). `memo` must not outlive the batch.
-    fn finished_with(
+    /// [`Evaluator::finished`] in place, for the boards of one batch one
+    /// after another: `out` holds the net's outputs and gets the finished
+    /// ones, written where they stay (a finished copy read back at once
+    /// waited for the check's separate stores). The sanity check keeps
+    /// side 1's counts in `memo` (a roll's candidates share side 1); `memo`
+    /// must not outlive the batch.
+    fn finish_into(
         &self,
         board: &Board,
         class: Class,
-        mut out: Probabilities,
+        out: &mut Probabilities,
         memo: &mut SideMemo,
-    ) -> Probabilities {
+    ) {
         if class == Class::Race {
-            race_backgammon_override(board, &mut out, &self.bearoff, self.arith);
+            race_backgammon_override(board, out, &self.bearoff, self.arith);
         }
-        sanity_check_with(board, &mut out, &self.bearoff, memo);
-        out
+        sanity_check_with(board, out, &self.bearoff, memo);
     }
 
     /// Whether `count` input vectors for `net` go through the batch
