@@ -12,7 +12,8 @@
 # per-core ratio uses gnubg's CPU time. bgkit: the whole `trainer eval`
 # process (start-up included), its CPU time (user + system) with one
 # thread, in gnubg's own arithmetic on this CPU (`--arithmetic native-rcp`)
-# and in the default one, and its wall time with every core.
+# and in the default one (measured to the millisecond by the shell's
+# `times`), and its wall time with every core.
 #
 # Usage: benches/compare-nply.sh          (needs /usr/games/gnubg)
 #        REPS=5 N=200 PLIES=2 PRUNE=1 benches/compare-nply.sh
@@ -56,11 +57,18 @@ PY
 }
 
 ours_once() { # class threads arithmetic → "wall cpu" seconds per position
-  local count
+  local count start end cpu
   count=$(wc -l <"$dir/$1.txt")
-  /usr/bin/time -f '%e %U %S' -o "$dir/t" \
+  start=$(date +%s.%N)
+  # The CPU time of the process to the millisecond: the shell's `times`
+  # reports its children's user and system time (GNU time's %U and %S
+  # print hundredths, 5 % of a 0.2 s run).
+  cpu=$( {
     "$trainer" eval --plies "$plies" $prune_flag --threads "$2" --arithmetic "$3" <"$dir/$1.txt" >/dev/null
-  awk -v n="$count" '{ printf "%.9f %.9f\n", $1 / n, ($2 + $3) / n }' "$dir/t"
+    times
+  } | awk 'END { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += 60 * t[1] + t[2] } print s }')
+  end=$(date +%s.%N)
+  awk -v n="$count" -v s="$start" -v e="$end" -v c="$cpu" 'BEGIN { printf "%.9f %.9f\n", (e - s) / n, c / n }'
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
