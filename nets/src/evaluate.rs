@@ -100,8 +100,8 @@ fn counts_fit(board: &Board) -> bool {
     board.sides.iter().flatten().all(|&n| n <= 15)
 }
 
-/// Batches of more boards than this look for repeats among them
-/// ([`Evaluator::evaluate_batch`]).
+/// [`Evaluator::evaluate_many`]'s batches of more boards than this look
+/// for repeats among them ([`Evaluator::evaluate_batch`]).
 const REPEATS_FROM: usize = 64;
 
 /// The first board before `i` whose key is `key`, found in `firsts` (a
@@ -279,7 +279,7 @@ impl Evaluator {
         let Scratch { batch, net, .. } = scratch;
         batch.boards.clear();
         batch.boards.extend_from_slice(boards);
-        self.evaluate_batch(batch, net, |_| None);
+        self.evaluate_batch(batch, net, |_| None, boards.len() > REPEATS_FROM);
         for ((o, &class), outputs) in out.iter_mut().zip(&batch.classes).zip(&batch.outputs) {
             *o = Evaluation {
                 class,
@@ -294,13 +294,16 @@ impl Evaluator {
     /// with the positions of one net evaluated together
     /// ([`crate::forward_batch`]). `known(i)` is the class of board `i`
     /// when the caller knows it (the moves the pruning nets kept), else
-    /// `None`. A board that an earlier one of the batch repeats (the
-    /// candidates of several rolls can be) is evaluated once.
+    /// `None`. If `may_repeat` (the candidates of several rolls), a board
+    /// that an earlier one of the batch repeats is evaluated once; one
+    /// roll's candidates are all different (the move generator removes
+    /// repeats), and need not be looked at.
     pub(crate) fn evaluate_batch(
         &self,
         b: &mut BatchScratch,
         s: &mut NetScratch,
         known: impl Fn(usize) -> Option<Class>,
+        may_repeat: bool,
     ) {
         let n = b.boards.len();
         b.classes.clear();
@@ -311,9 +314,7 @@ impl Evaluator {
         b.keys
             .extend(b.boards.iter().map(|board| b.full_cache.prefetch(board)));
         b.repeats.clear();
-        // One roll's candidates are all different (the move generator
-        // removes repeats): only a batch of more looks for them.
-        let size = if n > REPEATS_FROM {
+        let size = if may_repeat && n > 1 {
             (2 * n).next_power_of_two()
         } else {
             0

@@ -265,7 +265,7 @@ impl Evaluator {
         batch.indices.extend(candidates);
         let all = moves.boards();
         swapped_into(&mut batch.boards, batch.indices.iter().map(|&i| &all[i]));
-        self.evaluate_batch(batch, net, |_| known);
+        self.evaluate_batch(batch, net, |_| known, false);
         first_highest(self.batch_scores(scratch)).unwrap_or(usize::MAX)
     }
 
@@ -380,7 +380,8 @@ impl Evaluator {
         // the next queue's); it no longer holds one roll's scored moves.
         std::mem::swap(&mut batch.boards, &mut queued);
         batch.indices.clear();
-        self.evaluate_batch(batch, net, |i| known[i]);
+        // Several rolls often reach one position.
+        self.evaluate_batch(batch, net, |i| known[i], true);
         let arith = self.arithmetic();
         let mut start = 0;
         let replies = std::array::from_fn(|r| {

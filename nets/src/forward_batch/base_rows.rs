@@ -7,9 +7,10 @@
 //! of their masks in row order, each reading its own input of a row from
 //! the encodings by its count: no list is written. A board without a row
 //! of the union adds `w·0 = ±0`, which changes no sum under
-//! [`super::batch_exact`] (as the padded lists of [`super::InputLists`]
-//! do). Side 1, the side on roll, which did not move, is usually every
-//! candidate's: its products are then taken once and added to each board.
+//! [`super::batch_exact`] (as the race net's padded lists,
+//! [`super::InputLists`], do). Side 1, the side on roll, which did not
+//! move, is usually every candidate's: its products are then taken once
+//! and added to each board.
 
 use super::GROUP;
 use crate::inputs::base::{encoding_index, ENCODINGS, NONZERO_BITS};
