@@ -129,9 +129,9 @@ pub(crate) struct BatchScratch {
     pub(crate) boards: Vec<Board>,
     pub(crate) outputs: Vec<Probabilities>,
     classes: Vec<Class>,
-    /// The pruning nets' lists of non-zero inputs.
-    base_lists: crate::forward_batch::InputLists,
-    /// The race net's.
+    /// The pruning nets' kept side 1 ([`crate::forward_batch::Listing::Base`]).
+    base_rows: crate::forward_batch::BaseRows,
+    /// The race net's lists of non-zero inputs.
     race_lists: crate::forward_batch::InputLists,
     members: Vec<usize>,
     inputs: Vec<f32>,
@@ -372,8 +372,7 @@ impl Evaluator {
                     &b.boards,
                     &b.members,
                     &mut b.hidden,
-                    &mut b.race_lists,
-                    crate::forward_batch::Listing::Race(self.arith.division()),
+                    crate::forward_batch::Listing::Race(self.arith.division(), &mut b.race_lists),
                     &mut b.net_out,
                     self.arith,
                     self.simd,
@@ -445,8 +444,7 @@ impl Evaluator {
                 &b.boards,
                 &b.todo,
                 &mut b.hidden,
-                &mut b.base_lists,
-                crate::forward_batch::Listing::Base,
+                crate::forward_batch::Listing::Base(&mut b.base_rows),
                 &mut b.net_out,
                 self.arith,
                 self.simd,

@@ -106,8 +106,7 @@ const LIST_ROOM: usize = 2 * crate::inputs::race::MAX_RACE_SIDE_NONZERO + 8;
 /// the last that listing may write.
 const SIDE_ROOM: usize = crate::inputs::race::MAX_RACE_SIDE_NONZERO + 4;
 
-/// A group's lists of non-zero race inputs ([`forward_boards`]), and the
-/// base inputs' kept side 1 ([`base_rows::BaseRows`]):
+/// A group's lists of non-zero race inputs ([`forward_boards`]):
 /// each board's own entries (`rows[c][..len]`, `xs[c][..len]`, a shorter list
 /// padded with inputs of value 0), then the entries every board of the
 /// group shares (`shared_rows[..shared]`): a roll's candidates share side
@@ -125,28 +124,34 @@ pub(crate) struct InputLists {
     /// The side 1 listed in the shared entries, if any, and the division
     /// it was listed with.
     side1: Option<([u8; 25], crate::arith::Division)>,
-    /// Side 1's base rows, kept from the last group.
-    #[cfg(target_arch = "x86_64")]
-    base: base_rows::BaseRows,
 }
 
-/// Which inputs [`forward_boards`] reads from a board's counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Listing {
+/// The base inputs' scratch of [`forward_boards`]: side 1's mask of
+/// non-zero rows kept from the last group (the groups of one roll's
+/// candidates, and the rolls from one position, share it).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BaseRows {
+    side1: Option<([u8; 25], u128)>,
+}
+
+/// Which inputs [`forward_boards`] reads from a board's counts, with the
+/// scratch that reading keeps.
+#[derive(Debug)]
+pub(crate) enum Listing<'a> {
     /// The base inputs ([`crate::inputs::base_inputs`]), the pruning nets':
     /// each side's non-zero rows as a mask ([`base_rows`]).
-    Base,
+    Base(&'a mut BaseRows),
     /// The race inputs ([`crate::inputs::race_inputs`]) with this division,
-    /// listed ([`InputLists`]).
-    Race(crate::arith::Division),
+    /// listed.
+    Race(crate::arith::Division, &'a mut InputLists),
 }
 
-impl Listing {
+impl Listing<'_> {
     /// The inputs of the nets it reads for.
-    fn inputs(self) -> usize {
+    fn inputs(&self) -> usize {
         match self {
-            Listing::Base => crate::inputs::BASE_INPUTS,
-            Listing::Race(_) => crate::inputs::RACE_INPUTS,
+            Listing::Base(_) => crate::inputs::BASE_INPUTS,
+            Listing::Race(..) => crate::inputs::RACE_INPUTS,
         }
     }
 }
@@ -161,8 +166,6 @@ impl Default for InputLists {
             shared_xs: [0.0; SIDE_ROOM],
             shared: 0,
             side1: None,
-            #[cfg(target_arch = "x86_64")]
-            base: base_rows::BaseRows::default(),
         }
     }
 }
@@ -184,7 +187,6 @@ pub(crate) fn forward_boards(
     boards: &[board::Board],
     which: &[usize],
     hidden: &mut Vec<f32>,
-    lists: &mut InputLists,
     listing: Listing,
     out: &mut [[f32; 5]],
     arith: Arithmetic,
@@ -198,19 +200,11 @@ pub(crate) fn forward_boards(
     let hidden = grown_aligned(hidden, count * padded);
     #[cfg(target_arch = "x86_64")]
     {
-        avx2::accumulate_listed_boards(
-            net,
-            boards,
-            which,
-            hidden,
-            lists,
-            listing,
-            simd.uses_avx512(),
-        );
+        avx2::accumulate_listed_boards(net, boards, which, hidden, listing, simd.uses_avx512());
         avx2::finish(net, hidden, count, out, arith, simd.uses_avx512());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (boards, hidden, lists, listing, arith);
+    let _ = (boards, hidden, listing, arith);
 }
 
 /// The first `len` values of `buffer`, grown (never shrunk) to hold them:
@@ -681,17 +675,16 @@ mod avx2 {
         boards: &[board::Board],
         which: &[usize],
         hs: &mut [f32],
-        lists: &mut InputLists,
         listing: Listing,
         wide: bool,
     ) {
         let padded = net.padded_hidden();
-        let div = match listing {
-            Listing::Race(div) => div,
-            Listing::Base => {
+        let (div, lists) = match listing {
+            Listing::Race(div, lists) => (div, lists),
+            Listing::Base(kept) => {
                 // SAFETY: as below.
                 unsafe {
-                    super::base_rows::base_sums(net, boards, which, hs, &mut lists.base, wide);
+                    super::base_rows::base_sums(net, boards, which, hs, kept, wide);
                 }
                 return;
             }
@@ -1307,6 +1300,7 @@ mod tests {
     #[test]
     fn the_boards_path_gives_the_single_pass_bits() {
         let mut lists = InputLists::default();
+        let mut rows = BaseRows::default();
         for (hidden, seed, race) in [
             (16, 3, false),
             (8, 4, false),
@@ -1363,16 +1357,15 @@ mod tests {
                         let mut got = vec![[0f32; 5]; count];
                         let mut scratch = Vec::new();
                         let listing = if race {
-                            Listing::Race(arith.division())
+                            Listing::Race(arith.division(), &mut lists)
                         } else {
-                            Listing::Base
+                            Listing::Base(&mut rows)
                         };
                         forward_boards(
                             &net,
                             &boards,
                             &which,
                             &mut scratch,
-                            &mut lists,
                             listing,
                             &mut got,
                             arith,

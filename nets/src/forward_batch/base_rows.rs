@@ -12,7 +12,7 @@
 //! move, is usually every candidate's: its products are then taken once
 //! and added to each board.
 
-use super::GROUP;
+use super::{BaseRows, GROUP};
 use crate::inputs::base::{encoding_index, ENCODINGS, NONZERO_BITS};
 use crate::net::{Net, BLOCK_UNITS};
 use board::Board;
@@ -25,13 +25,6 @@ use std::arch::x86_64::{
 
 /// Inputs of a side.
 const SIDE: usize = crate::inputs::BASE_INPUTS / 2;
-
-/// Side 1's mask kept from the last group: the groups of one roll's
-/// candidates, and the rolls from one position, share it.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct BaseRows {
-    side1: Option<([u8; 25], u128)>,
-}
 
 /// The rows of `side`'s non-zero base inputs (0–99, bit `r` for input
 /// `r`): each point's count (modulo 16, as the encodings read it) looked
